@@ -1,0 +1,217 @@
+/* config.json "linux": namespaces, id mappings, time offsets, devices, cgroupsPath,
+ * sysctl, propagation, masked/readonly paths, personality.
+ * linux.resources and linux.seccomp are kept as subtrees here and parsed by
+ * oci/resources.c and oci/seccomp_config.c. */
+#include "build-config.h"
+#include "oci/config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/personality.h>
+
+#include "oci/json.h"
+#include "runtime/util.h"
+
+static int
+parse_namespaces (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
+{
+  yajl_val arr = NULL;
+  if (json_get_array (obj, path, "namespaces", false, &arr, err) < 0)
+    return -1;
+  if (!arr)
+    return 0;
+  for (size_t i = 0; i < arr->u.array.len; i++)
+    {
+      yajl_val e = arr->u.array.values[i];
+      _cleanup_free_ char *p = xasprintf ("%s.namespaces[%zu]", path, i);
+      const char *type = NULL, *nspath = NULL;
+      int ns;
+      if (json_expect_object (e, p, err) < 0 || json_get_string (e, p, "type", true, &type, err) < 0
+          || json_get_string (e, p, "path", false, &nspath, err) < 0)
+        return -1;
+      ns = sbx_ns_from_oci_name (type);
+      if (ns < 0)
+        return sbx_error_set (err, 0, "%s.type: unknown namespace '%s'", p, type);
+      if (l->ns[ns].present)
+        return sbx_error_set (err, 0, "%s.type: duplicate namespace '%s'", p, type);
+      if (nspath && nspath[0] != '/')
+        return sbx_error_set (err, 0, "%s.path: '%s' must be an absolute path", p, nspath);
+      l->ns[ns].present = true;
+      l->ns[ns].path = nspath && *nspath ? nspath : NULL;
+    }
+  return 0;
+}
+
+static int
+parse_time_offsets (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
+{
+  yajl_val offs = NULL;
+  if (json_get_object (obj, path, "timeOffsets", false, &offs, err) < 0)
+    return -1;
+  if (!offs)
+    return 0;
+  l->time_offsets = xmalloc0 (offs->u.object.len * sizeof *l->time_offsets + 1);
+  l->n_time_offsets = offs->u.object.len;
+  for (size_t i = 0; i < offs->u.object.len; i++)
+    {
+      struct oci_time_offset *t = &l->time_offsets[i];
+      _cleanup_free_ char *p = xasprintf ("%s.timeOffsets.%s", path, offs->u.object.keys[i]);
+      yajl_val e = offs->u.object.values[i];
+      uint64_t ns = 0;
+      t->clock = offs->u.object.keys[i];
+      if (strcmp (t->clock, "monotonic") != 0 && strcmp (t->clock, "boottime") != 0)
+        return sbx_error_set (err, 0, "%s: unknown clock (expected monotonic or boottime)", p);
+      if (json_expect_object (e, p, err) < 0
+          || json_get_i64 (e, p, "secs", false, INT64_MIN, INT64_MAX, &t->secs, NULL, err) < 0
+          || json_get_u64 (e, p, "nanosecs", false, 999999999, &ns, NULL, err) < 0)
+        return -1;
+      t->nanosecs = (uint32_t) ns;
+    }
+  return 0;
+}
+
+static int
+parse_devices (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
+{
+  yajl_val arr = NULL;
+  if (json_get_array (obj, path, "devices", false, &arr, err) < 0)
+    return -1;
+  if (!arr)
+    return 0;
+  l->devices = xmalloc0 (arr->u.array.len * sizeof *l->devices + 1);
+  l->n_devices = arr->u.array.len;
+  for (size_t i = 0; i < arr->u.array.len; i++)
+    {
+      struct oci_device *d = &l->devices[i];
+      yajl_val e = arr->u.array.values[i];
+      _cleanup_free_ char *p = xasprintf ("%s.devices[%zu]", path, i);
+      const char *type = NULL;
+      uint64_t v;
+      bool need_numbers;
+      if (json_expect_object (e, p, err) < 0 || json_get_string (e, p, "type", true, &type, err) < 0
+          || json_get_string (e, p, "path", true, &d->path, err) < 0)
+        return -1;
+      if (strlen (type) != 1 || !strchr ("cbup", type[0]))
+        return sbx_error_set (err, 0, "%s.type: '%s' is not one of c, b, u, p", p, type);
+      d->type = type[0];
+      need_numbers = d->type != 'p';
+      if (json_get_i64 (e, p, "major", need_numbers, 0, 0xfff, &d->major, NULL, err) < 0
+          || json_get_i64 (e, p, "minor", need_numbers, 0, 0xfffff, &d->minor, NULL, err) < 0)
+        return -1;
+      if (json_get_u64 (e, p, "fileMode", false, 07777, &v, &d->has_file_mode, err) < 0)
+        return -1;
+      d->file_mode = v;
+      if (json_get_u64 (e, p, "uid", false, UINT32_MAX, &v, &d->has_uid, err) < 0)
+        return -1;
+      d->uid = v;
+      if (json_get_u64 (e, p, "gid", false, UINT32_MAX, &v, &d->has_gid, err) < 0)
+        return -1;
+      d->gid = v;
+      if (d->path[0] != '/')
+        return sbx_error_set (err, 0, "%s.path: '%s' must be an absolute path", p, d->path);
+    }
+  return 0;
+}
+
+static int
+parse_sysctl (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
+{
+  yajl_val map = NULL;
+  if (json_get_object (obj, path, "sysctl", false, &map, err) < 0)
+    return -1;
+  if (!map)
+    return 0;
+  l->sysctl = xmalloc0 (map->u.object.len * sizeof *l->sysctl + 1);
+  l->n_sysctl = map->u.object.len;
+  for (size_t i = 0; i < map->u.object.len; i++)
+    {
+      yajl_val v = map->u.object.values[i];
+      if (!v || v->type != yajl_t_string)
+        return sbx_error_set (err, 0, "%s.sysctl.%s: expected a string, got %s", path, map->u.object.keys[i],
+                              json_type_name (v));
+      l->sysctl[i].key = map->u.object.keys[i];
+      l->sysctl[i].value = v->u.string;
+    }
+  return 0;
+}
+
+static int
+parse_personality (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
+{
+  yajl_val pers = NULL;
+  const char *domain = NULL;
+  _cleanup_free_ const char **flags = NULL;
+  size_t n_flags = 0;
+  _cleanup_free_ char *p = xasprintf ("%s.personality", path);
+  if (json_get_object (obj, path, "personality", false, &pers, err) < 0)
+    return -1;
+  if (!pers)
+    return 0;
+  if (json_get_string (pers, p, "domain", true, &domain, err) < 0
+      || json_get_strv (pers, p, "flags", false, &flags, &n_flags, err) < 0)
+    return -1;
+  if (strcmp (domain, "LINUX") == 0)
+    l->personality = PER_LINUX;
+  else if (strcmp (domain, "LINUX32") == 0)
+    l->personality = PER_LINUX32;
+  else
+    return sbx_error_set (err, 0, "%s.domain: unknown personality domain '%s'", p, domain);
+  if (n_flags > 0)
+    return sbx_error_set (err, 0, "%s.flags[0]: unknown personality flag '%s' (no flags are defined)", p, flags[0]);
+  l->has_personality = true;
+  return 0;
+}
+
+/* Fields of config-linux.md that sbx-oci does not implement: rather than run with
+ * less than was asked for, refuse (fail closed). */
+static int
+refuse_unsupported (yajl_val obj, const char *path, struct sbx_error *err)
+{
+  static const char *const unsupported[] = { "intelRdt", "memoryPolicy", "netDevices" };
+  for (size_t i = 0; i < ARRAY_SIZE (unsupported); i++)
+    if (json_member (obj, unsupported[i]))
+      return sbx_error_set (err, 0, "%s.%s: not supported by sbx-oci", path, unsupported[i]);
+  return 0;
+}
+
+int
+oci_linux_parse (yajl_val obj, const char *path, const struct oci_parse_ctx *ctx, struct oci_linux *l,
+                 struct sbx_error *err)
+{
+  yajl_val v = NULL;
+  (void) ctx;
+  if (parse_namespaces (obj, path, l, err) < 0
+      || oci_id_mappings_parse (obj, path, "uidMappings", &l->uid_mappings, &l->n_uid_mappings, err) < 0
+      || oci_id_mappings_parse (obj, path, "gidMappings", &l->gid_mappings, &l->n_gid_mappings, err) < 0
+      || parse_time_offsets (obj, path, l, err) < 0 || parse_devices (obj, path, l, err) < 0
+      || json_get_string (obj, path, "cgroupsPath", false, &l->cgroups_path, err) < 0
+      || json_get_object (obj, path, "resources", false, &l->resources, err) < 0
+      || parse_sysctl (obj, path, l, err) < 0 || json_get_object (obj, path, "seccomp", false, &v, err) < 0
+      || json_get_string (obj, path, "rootfsPropagation", false, &l->rootfs_propagation, err) < 0
+      || json_get_strv (obj, path, "maskedPaths", false, &l->masked_paths, &l->n_masked_paths, err) < 0
+      || json_get_strv (obj, path, "readonlyPaths", false, &l->readonly_paths, &l->n_readonly_paths, err) < 0
+      || json_get_string (obj, path, "mountLabel", false, &l->mount_label, err) < 0
+      || parse_personality (obj, path, l, err) < 0 || refuse_unsupported (obj, path, err) < 0)
+    return -1;
+  l->seccomp = v;
+  if (l->rootfs_propagation)
+    {
+      l->rootfs_propagation_flags = sbx_propagation_from_name (l->rootfs_propagation);
+      if (!l->rootfs_propagation_flags)
+        return sbx_error_set (err, 0, "%s.rootfsPropagation: '%s' is not one of shared, slave, private, unbindable",
+                              path, l->rootfs_propagation);
+    }
+  return 0;
+}
+
+void
+oci_linux_clear (struct oci_linux *l)
+{
+  free (l->uid_mappings);
+  free (l->gid_mappings);
+  free (l->time_offsets);
+  free (l->devices);
+  free (l->sysctl);
+  free (l->masked_paths);
+  free (l->readonly_paths);
+}

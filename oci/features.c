@@ -1,0 +1,99 @@
+#include "build-config.h"
+#include "oci/features.h"
+
+#include <seccomp.h>
+#include <stdio.h>
+
+#include "oci/json.h"
+#include "oci/vocab.h"
+#include "runtime/util.h"
+
+static int
+gen_linux (yajl_gen g)
+{
+  GEN (gen_string (g, "linux"));
+  GEN (yajl_gen_map_open (g));
+
+  GEN (gen_string (g, "namespaces"));
+  GEN (yajl_gen_array_open (g));
+  for (int i = 0; i < SBX_NS_COUNT; i++)
+    GEN (gen_string (g, sbx_namespaces[i].oci_name));
+  GEN (yajl_gen_array_close (g));
+
+  GEN (gen_string (g, "capabilities"));
+  GEN (gen_string_array (g, sbx_capability_names, sbx_capability_count));
+
+  GEN (gen_string (g, "cgroup"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "v1", true));
+  GEN (gen_key_bool (g, "v2", true));
+  /* systemd-style cgroupsPath is mapped to cgroupfs; we do not talk to systemd. */
+  GEN (gen_key_bool (g, "systemd", false));
+  GEN (gen_key_bool (g, "systemdUser", false));
+  GEN (gen_key_bool (g, "rdma", false));
+  GEN (yajl_gen_map_close (g));
+
+  GEN (gen_string (g, "seccomp"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "enabled", false));
+  GEN (yajl_gen_map_close (g));
+
+  GEN (gen_string (g, "apparmor"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "enabled", true));
+  GEN (yajl_gen_map_close (g));
+
+  GEN (gen_string (g, "selinux"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "enabled", false));
+  GEN (yajl_gen_map_close (g));
+
+  GEN (gen_string (g, "intelRdt"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "enabled", false));
+  GEN (yajl_gen_map_close (g));
+
+  GEN (gen_string (g, "netDevices"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "enabled", false));
+  GEN (yajl_gen_map_close (g));
+
+  GEN (yajl_gen_map_close (g));
+  return 0;
+gen_fail:
+  return -1;
+}
+
+char *
+oci_features_json (void)
+{
+  yajl_gen g = gen_new (true);
+  const struct scmp_version *v = seccomp_version ();
+  char seccomp_ver[32];
+  char *out = NULL;
+
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_string (g, "ociVersionMin", "1.0.0"));
+  GEN (gen_key_string (g, "ociVersionMax", SBX_OCI_VERSION));
+  GEN (gen_string (g, "hooks"));
+  GEN (gen_string_array (g, sbx_hook_names, SBX_HOOK_COUNT));
+  GEN (gen_string (g, "mountOptions"));
+  GEN (yajl_gen_array_open (g));
+  for (size_t i = 0; i < sbx_mount_options_count; i++)
+    if (sbx_mount_options[i].kind != MO_IDMAP && sbx_mount_options[i].kind != MO_RIDMAP)
+      GEN (gen_string (g, sbx_mount_options[i].name));
+  GEN (yajl_gen_array_close (g));
+  if (gen_linux (g) < 0)
+    goto gen_fail;
+  GEN (gen_string (g, "annotations"));
+  GEN (yajl_gen_map_open (g));
+  snprintf (seccomp_ver, sizeof seccomp_ver, "%u.%u.%u", v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
+  GEN (gen_key_string (g, "io.github.seccomp.libseccomp.version", seccomp_ver));
+  GEN (gen_key_string (g, "org.sbx-oci.version", PACKAGE_VERSION));
+  GEN (yajl_gen_map_close (g));
+  GEN (yajl_gen_map_close (g));
+  out = gen_finish (g, NULL);
+gen_fail:
+  yajl_gen_free (g);
+  return out;
+}

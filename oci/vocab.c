@@ -1,0 +1,268 @@
+#include "build-config.h"
+#include "oci/vocab.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+const struct sbx_ns_info sbx_namespaces[SBX_NS_COUNT] = {
+  [SBX_NS_USER] = { "user", "user", CLONE_NEWUSER },
+  [SBX_NS_PID] = { "pid", "pid", CLONE_NEWPID },
+  [SBX_NS_NET] = { "network", "net", CLONE_NEWNET },
+  [SBX_NS_MNT] = { "mount", "mnt", CLONE_NEWNS },
+  [SBX_NS_IPC] = { "ipc", "ipc", CLONE_NEWIPC },
+  [SBX_NS_UTS] = { "uts", "uts", CLONE_NEWUTS },
+  [SBX_NS_CGROUP] = { "cgroup", "cgroup", CLONE_NEWCGROUP },
+  [SBX_NS_TIME] = { "time", "time", CLONE_NEWTIME },
+};
+
+int
+sbx_ns_from_oci_name (const char *name)
+{
+  for (int i = 0; i < SBX_NS_COUNT; i++)
+    if (strcmp (sbx_namespaces[i].oci_name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* ------------------------------------------------------------------ signals */
+
+static const struct
+{
+  const char *name;
+  int sig;
+} signal_table[] = {
+  { "HUP", SIGHUP },       { "INT", SIGINT },       { "QUIT", SIGQUIT },     { "ILL", SIGILL },
+  { "TRAP", SIGTRAP },     { "ABRT", SIGABRT },     { "IOT", SIGIOT },       { "BUS", SIGBUS },
+  { "FPE", SIGFPE },       { "KILL", SIGKILL },     { "USR1", SIGUSR1 },     { "SEGV", SIGSEGV },
+  { "USR2", SIGUSR2 },     { "PIPE", SIGPIPE },     { "ALRM", SIGALRM },     { "TERM", SIGTERM },
+  { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD },     { "CLD", SIGCHLD },      { "CONT", SIGCONT },
+  { "STOP", SIGSTOP },     { "TSTP", SIGTSTP },     { "TTIN", SIGTTIN },     { "TTOU", SIGTTOU },
+  { "URG", SIGURG },       { "XCPU", SIGXCPU },     { "XFSZ", SIGXFSZ },     { "VTALRM", SIGVTALRM },
+  { "PROF", SIGPROF },     { "WINCH", SIGWINCH },   { "IO", SIGIO },         { "POLL", SIGPOLL },
+  { "PWR", SIGPWR },       { "SYS", SIGSYS },
+};
+
+static int
+parse_small_int (const char *s, int max)
+{
+  char *end;
+  long v;
+  if (!*s || !isdigit ((unsigned char) *s))
+    return -1;
+  errno = 0;
+  v = strtol (s, &end, 10);
+  if (errno || *end || v < 0 || v > max)
+    return -1;
+  return (int) v;
+}
+
+int
+sbx_signal_parse (const char *s)
+{
+  int n;
+  if (!s || !*s)
+    return -1;
+  n = parse_small_int (s, SIGRTMAX);
+  if (n >= 0)
+    return n >= 1 ? n : -1;
+  if (strncasecmp (s, "SIG", 3) == 0)
+    s += 3;
+  for (size_t i = 0; i < sizeof signal_table / sizeof signal_table[0]; i++)
+    if (strcasecmp (signal_table[i].name, s) == 0)
+      return signal_table[i].sig;
+  if (strncasecmp (s, "RTMIN", 5) == 0 || strncasecmp (s, "RTMAX", 5) == 0)
+    {
+      bool min = strncasecmp (s, "RTMIN", 5) == 0;
+      int base = min ? SIGRTMIN : SIGRTMAX, off = 0, sig;
+      const char *rest = s + 5;
+      if (*rest)
+        {
+          if ((min && *rest != '+') || (!min && *rest != '-'))
+            return -1;
+          off = parse_small_int (rest + 1, SIGRTMAX - SIGRTMIN);
+          if (off < 0)
+            return -1;
+        }
+      sig = min ? base + off : base - off;
+      return sig >= SIGRTMIN && sig <= SIGRTMAX ? sig : -1;
+    }
+  return -1;
+}
+
+const char *
+sbx_signal_name (int sig)
+{
+  for (size_t i = 0; i < sizeof signal_table / sizeof signal_table[0]; i++)
+    if (signal_table[i].sig == sig)
+      return signal_table[i].name;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ rlimits */
+
+const struct sbx_rlimit_info sbx_rlimits[] = {
+  { "RLIMIT_AS", RLIMIT_AS },           { "RLIMIT_CORE", RLIMIT_CORE },
+  { "RLIMIT_CPU", RLIMIT_CPU },         { "RLIMIT_DATA", RLIMIT_DATA },
+  { "RLIMIT_FSIZE", RLIMIT_FSIZE },     { "RLIMIT_LOCKS", RLIMIT_LOCKS },
+  { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
+  { "RLIMIT_NICE", RLIMIT_NICE },       { "RLIMIT_NOFILE", RLIMIT_NOFILE },
+  { "RLIMIT_NPROC", RLIMIT_NPROC },     { "RLIMIT_RSS", RLIMIT_RSS },
+  { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },   { "RLIMIT_RTTIME", RLIMIT_RTTIME },
+  { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING }, { "RLIMIT_STACK", RLIMIT_STACK },
+};
+const size_t sbx_rlimits_count = sizeof sbx_rlimits / sizeof sbx_rlimits[0];
+
+int
+sbx_rlimit_from_name (const char *name)
+{
+  for (size_t i = 0; i < sbx_rlimits_count; i++)
+    if (strcmp (sbx_rlimits[i].name, name) == 0)
+      return sbx_rlimits[i].resource;
+  return -1;
+}
+
+/* ------------------------------------------------------------- capabilities */
+
+/* Indexed by capability number; the names are the kernel's (linux/capability.h). */
+const char *const sbx_capability_names[] = {
+  "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+  "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+  "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
+  "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+  "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
+  "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
+  "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
+  "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+  "CAP_CHECKPOINT_RESTORE",
+};
+const size_t sbx_capability_count = sizeof sbx_capability_names / sizeof sbx_capability_names[0];
+_Static_assert (sizeof sbx_capability_names / sizeof sbx_capability_names[0] == CAP_LAST_CAP + 1,
+                "capability table out of date with linux/capability.h");
+
+int
+sbx_capability_from_name (const char *name)
+{
+  for (size_t i = 0; i < sbx_capability_count; i++)
+    if (strcasecmp (sbx_capability_names[i], name) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* ------------------------------------------------------------ mount options */
+
+/* Per-mount attributes map to MOUNT_ATTR_* (mount_setattr/fsmount); the classic
+ * MS_* flag is kept so tests/unit can check the table against libmount's map. */
+const struct sbx_mount_opt_info sbx_mount_options[] = {
+  { "defaults", MO_NOOP, 0, 0, false },
+  { "silent", MO_NOOP, 0, MS_SILENT, false },
+  { "loud", MO_NOOP, 0, MS_SILENT, true },
+  { "ro", MO_ATTR_SET, MOUNT_ATTR_RDONLY, MS_RDONLY, false },
+  { "rw", MO_ATTR_CLEAR, MOUNT_ATTR_RDONLY, MS_RDONLY, true },
+  { "nosuid", MO_ATTR_SET, MOUNT_ATTR_NOSUID, MS_NOSUID, false },
+  { "suid", MO_ATTR_CLEAR, MOUNT_ATTR_NOSUID, MS_NOSUID, true },
+  { "nodev", MO_ATTR_SET, MOUNT_ATTR_NODEV, MS_NODEV, false },
+  { "dev", MO_ATTR_CLEAR, MOUNT_ATTR_NODEV, MS_NODEV, true },
+  { "noexec", MO_ATTR_SET, MOUNT_ATTR_NOEXEC, MS_NOEXEC, false },
+  { "exec", MO_ATTR_CLEAR, MOUNT_ATTR_NOEXEC, MS_NOEXEC, true },
+  { "noatime", MO_ATTR_SET, MOUNT_ATTR_NOATIME, MS_NOATIME, false },
+  { "atime", MO_ATTR_CLEAR, MOUNT_ATTR_NOATIME, MS_NOATIME, true },
+  { "relatime", MO_ATTR_SET, MOUNT_ATTR_RELATIME, MS_RELATIME, false },
+  { "norelatime", MO_ATTR_CLEAR, MOUNT_ATTR_RELATIME, MS_RELATIME, true },
+  { "strictatime", MO_ATTR_SET, MOUNT_ATTR_STRICTATIME, MS_STRICTATIME, false },
+  { "nostrictatime", MO_ATTR_CLEAR, MOUNT_ATTR_STRICTATIME, MS_STRICTATIME, true },
+  { "nodiratime", MO_ATTR_SET, MOUNT_ATTR_NODIRATIME, MS_NODIRATIME, false },
+  { "diratime", MO_ATTR_CLEAR, MOUNT_ATTR_NODIRATIME, MS_NODIRATIME, true },
+  { "nosymfollow", MO_ATTR_SET, MOUNT_ATTR_NOSYMFOLLOW, MS_NOSYMFOLLOW, false },
+  { "symfollow", MO_ATTR_CLEAR, MOUNT_ATTR_NOSYMFOLLOW, MS_NOSYMFOLLOW, true },
+  { "rro", MO_REC_ATTR_SET, MOUNT_ATTR_RDONLY, 0, false },
+  { "rrw", MO_REC_ATTR_CLEAR, MOUNT_ATTR_RDONLY, 0, false },
+  { "rnosuid", MO_REC_ATTR_SET, MOUNT_ATTR_NOSUID, 0, false },
+  { "rsuid", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOSUID, 0, false },
+  { "rnodev", MO_REC_ATTR_SET, MOUNT_ATTR_NODEV, 0, false },
+  { "rdev", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NODEV, 0, false },
+  { "rnoexec", MO_REC_ATTR_SET, MOUNT_ATTR_NOEXEC, 0, false },
+  { "rexec", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOEXEC, 0, false },
+  { "rnoatime", MO_REC_ATTR_SET, MOUNT_ATTR_NOATIME, 0, false },
+  { "ratime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOATIME, 0, false },
+  { "rrelatime", MO_REC_ATTR_SET, MOUNT_ATTR_RELATIME, 0, false },
+  { "rnorelatime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_RELATIME, 0, false },
+  { "rstrictatime", MO_REC_ATTR_SET, MOUNT_ATTR_STRICTATIME, 0, false },
+  { "rnostrictatime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_STRICTATIME, 0, false },
+  { "rnodiratime", MO_REC_ATTR_SET, MOUNT_ATTR_NODIRATIME, 0, false },
+  { "rdiratime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NODIRATIME, 0, false },
+  { "rnosymfollow", MO_REC_ATTR_SET, MOUNT_ATTR_NOSYMFOLLOW, 0, false },
+  { "rsymfollow", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOSYMFOLLOW, 0, false },
+  { "sync", MO_SB_FLAG, 0, MS_SYNCHRONOUS, false },
+  { "async", MO_SB_FLAG_CLEAR, 0, MS_SYNCHRONOUS, true },
+  { "dirsync", MO_SB_FLAG, 0, MS_DIRSYNC, false },
+  { "mand", MO_SB_FLAG, 0, MS_MANDLOCK, false },
+  { "nomand", MO_SB_FLAG_CLEAR, 0, MS_MANDLOCK, true },
+  { "lazytime", MO_SB_FLAG, 0, MS_LAZYTIME, false },
+  { "nolazytime", MO_SB_FLAG_CLEAR, 0, MS_LAZYTIME, true },
+  { "iversion", MO_SB_FLAG, 0, MS_I_VERSION, false },
+  { "noiversion", MO_SB_FLAG_CLEAR, 0, MS_I_VERSION, true },
+  { "private", MO_PROPAGATION, MS_PRIVATE, MS_PRIVATE, false },
+  { "rprivate", MO_REC_PROPAGATION, MS_PRIVATE, MS_PRIVATE | MS_REC, false },
+  { "shared", MO_PROPAGATION, MS_SHARED, MS_SHARED, false },
+  { "rshared", MO_REC_PROPAGATION, MS_SHARED, MS_SHARED | MS_REC, false },
+  { "slave", MO_PROPAGATION, MS_SLAVE, MS_SLAVE, false },
+  { "rslave", MO_REC_PROPAGATION, MS_SLAVE, MS_SLAVE | MS_REC, false },
+  { "unbindable", MO_PROPAGATION, MS_UNBINDABLE, MS_UNBINDABLE, false },
+  { "runbindable", MO_REC_PROPAGATION, MS_UNBINDABLE, MS_UNBINDABLE | MS_REC, false },
+  { "bind", MO_BIND, 0, MS_BIND, false },
+  { "rbind", MO_RBIND, 0, MS_BIND | MS_REC, false },
+  { "remount", MO_REMOUNT, 0, MS_REMOUNT, false },
+  { "idmap", MO_IDMAP, 0, 0, false },
+  { "ridmap", MO_RIDMAP, 0, 0, false },
+  { "tmpcopyup", MO_TMPCOPYUP, 0, 0, false },
+};
+const size_t sbx_mount_options_count = sizeof sbx_mount_options / sizeof sbx_mount_options[0];
+
+const struct sbx_mount_opt_info *
+sbx_mount_opt_lookup (const char *name)
+{
+  for (size_t i = 0; i < sbx_mount_options_count; i++)
+    if (strcmp (sbx_mount_options[i].name, name) == 0)
+      return &sbx_mount_options[i];
+  return NULL;
+}
+
+/* -------------------------------------------------------------------- hooks */
+
+const char *const sbx_hook_names[SBX_HOOK_COUNT] = {
+  [SBX_HOOK_PRESTART] = "prestart",
+  [SBX_HOOK_CREATE_RUNTIME] = "createRuntime",
+  [SBX_HOOK_CREATE_CONTAINER] = "createContainer",
+  [SBX_HOOK_START_CONTAINER] = "startContainer",
+  [SBX_HOOK_POSTSTART] = "poststart",
+  [SBX_HOOK_POSTSTOP] = "poststop",
+};
+
+unsigned long
+sbx_propagation_from_name (const char *name)
+{
+  if (!name)
+    return 0;
+  if (strcmp (name, "shared") == 0)
+    return MS_SHARED;
+  if (strcmp (name, "slave") == 0)
+    return MS_SLAVE;
+  if (strcmp (name, "private") == 0)
+    return MS_PRIVATE;
+  if (strcmp (name, "unbindable") == 0)
+    return MS_UNBINDABLE;
+  return 0;
+}

@@ -1,0 +1,103 @@
+/* The vocabularies of the OCI spec, each defined exactly once and shared by the
+ * parser, the validator and `sbx-oci features` (so the features output can never
+ * drift from what the parser accepts). */
+#ifndef SBX_OCI_VOCAB_H
+#define SBX_OCI_VOCAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- namespaces ---- */
+enum sbx_ns
+{
+  SBX_NS_USER, /* first: it must exist before the others are created inside it */
+  SBX_NS_PID,
+  SBX_NS_NET,
+  SBX_NS_MNT,
+  SBX_NS_IPC,
+  SBX_NS_UTS,
+  SBX_NS_CGROUP,
+  SBX_NS_TIME,
+  SBX_NS_COUNT
+};
+
+struct sbx_ns_info
+{
+  const char *oci_name;  /* "network" */
+  const char *proc_name; /* "net", as in /proc/PID/ns/<proc_name> */
+  int clone_flag;        /* CLONE_NEWNET */
+};
+extern const struct sbx_ns_info sbx_namespaces[SBX_NS_COUNT];
+int sbx_ns_from_oci_name (const char *name); /* -1 if unknown */
+
+/* ---- signals ---- */
+/* Accepts "KILL", "SIGKILL", "kill", "9", "RTMIN+3", "SIGRTMAX-1". Returns -1 if invalid. */
+int sbx_signal_parse (const char *s);
+const char *sbx_signal_name (int sig); /* "KILL"; NULL for real-time signals */
+
+/* ---- rlimits ---- */
+struct sbx_rlimit_info
+{
+  const char *name; /* "RLIMIT_NOFILE" */
+  int resource;
+};
+extern const struct sbx_rlimit_info sbx_rlimits[];
+extern const size_t sbx_rlimits_count;
+int sbx_rlimit_from_name (const char *name); /* -1 if unknown */
+
+/* ---- capabilities ---- */
+extern const char *const sbx_capability_names[]; /* index = capability number */
+extern const size_t sbx_capability_count;
+int sbx_capability_from_name (const char *name); /* "CAP_CHOWN" -> 0; -1 if unknown */
+
+/* ---- mount options (config.md "Linux mount options") ---- */
+enum sbx_mount_opt_kind
+{
+  MO_NOOP,        /* "defaults", "silent", "loud" */
+  MO_ATTR_SET,    /* per-mount attribute (MOUNT_ATTR_*) */
+  MO_ATTR_CLEAR,
+  MO_REC_ATTR_SET, /* the recursive "r" forms (AT_RECURSIVE) */
+  MO_REC_ATTR_CLEAR,
+  MO_SB_FLAG,      /* superblock flag passed to the filesystem ("sync", "dirsync", "mand", ...) */
+  MO_SB_FLAG_CLEAR,
+  MO_PROPAGATION,  /* value: MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE */
+  MO_REC_PROPAGATION,
+  MO_BIND,
+  MO_RBIND,
+  MO_REMOUNT,
+  MO_IDMAP,
+  MO_RIDMAP,
+  MO_TMPCOPYUP,
+};
+
+struct sbx_mount_opt_info
+{
+  const char *name;
+  enum sbx_mount_opt_kind kind;
+  uint64_t value;    /* MOUNT_ATTR_* for attributes, MS_* for propagation */
+  uint64_t ms_flag;  /* the classic MS_* flag, for the libmount cross-check (0 if none) */
+  bool ms_invert;    /* the option clears ms_flag (e.g. "rw", "dev") */
+};
+extern const struct sbx_mount_opt_info sbx_mount_options[];
+extern const size_t sbx_mount_options_count;
+const struct sbx_mount_opt_info *sbx_mount_opt_lookup (const char *name); /* NULL: fs-specific */
+
+/* ---- hooks ---- */
+enum sbx_hook_kind
+{
+  SBX_HOOK_PRESTART,
+  SBX_HOOK_CREATE_RUNTIME,
+  SBX_HOOK_CREATE_CONTAINER,
+  SBX_HOOK_START_CONTAINER,
+  SBX_HOOK_POSTSTART,
+  SBX_HOOK_POSTSTOP,
+  SBX_HOOK_COUNT
+};
+extern const char *const sbx_hook_names[SBX_HOOK_COUNT];
+
+/* ---- rootfs propagation ---- */
+/* "shared" -> MS_SHARED, ...; returns 0 if unknown. */
+unsigned long sbx_propagation_from_name (const char *name);
+
+#endif

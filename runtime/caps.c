@@ -1,0 +1,136 @@
+#include "build-config.h"
+#include "caps.h"
+
+#include <grp.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static int
+drop_bounding (uint64_t keep, struct sbx_error *err)
+{
+  int last = cap_max_bits () - 1;
+  for (int cap = 0; cap <= last; cap++)
+    if (!(keep & (UINT64_C (1) << cap)) && prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+      return sbx_error_set (err, errno, "drop %s from the bounding set",
+                            cap < (int) sbx_capability_count ? sbx_capability_names[cap] : "capability");
+  return 0;
+}
+
+static int
+set_groups_and_ids (const struct oci_user *u, bool setgroups_allowed, struct sbx_error *err)
+{
+  if (setgroups_allowed)
+    {
+      gid_t *gids = xmalloc0 ((u->n_additional_gids + 1) * sizeof (gid_t));
+      int r;
+      for (size_t i = 0; i < u->n_additional_gids; i++)
+        gids[i] = u->additional_gids[i];
+      r = setgroups (u->n_additional_gids, gids);
+      free (gids);
+      if (r < 0)
+        return sbx_error_set (err, errno, "process.user.additionalGids: setgroups");
+    }
+  else if (u->n_additional_gids > 0)
+    return sbx_error_set (err, EPERM, "process.user.additionalGids: setgroups is denied in this user namespace "
+                                      "(an unprivileged user cannot set supplementary groups)");
+  if (setresgid (u->gid, u->gid, u->gid) < 0)
+    return sbx_error_set (err, errno, "process.user.gid: setresgid(%u)", u->gid);
+  if (setresuid (u->uid, u->uid, u->uid) < 0)
+    return sbx_error_set (err, errno, "process.user.uid: setresuid(%u)", u->uid);
+  return 0;
+}
+
+static void
+warn_missing (struct sbx_log *log, const char *set, uint64_t missing)
+{
+  for (size_t cap = 0; cap < sbx_capability_count; cap++)
+    if (missing & (UINT64_C (1) << cap))
+      sbx_log_write (log, SBX_LOG_WARNING, "process.capabilities.%s: %s cannot be granted here; dropped", set,
+                     sbx_capability_names[cap]);
+}
+
+static int
+set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, struct sbx_error *err)
+{
+  cap_t cur = cap_get_proc (), next = NULL;
+  uint64_t have = 0, eff, perm, inh;
+  int ret = -1;
+  if (!cur)
+    return sbx_error_set (err, errno, "cap_get_proc");
+  for (size_t cap = 0; cap < sbx_capability_count && cap < 64; cap++)
+    {
+      cap_flag_value_t v = CAP_CLEAR;
+      if (cap_get_flag (cur, (cap_value_t) cap, CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+        have |= UINT64_C (1) << cap;
+    }
+  /* We can only keep what is permitted now (and, for inheritable, in the bounding
+   * set); anything else is dropped with a warning. */
+  perm = want->permitted & have;
+  eff = want->effective & perm;
+  inh = want->inheritable & (have | want->bounding) & want->bounding;
+  warn_missing (log, "permitted", want->permitted & ~perm);
+  warn_missing (log, "effective", want->effective & ~eff & ~(want->permitted & ~perm));
+  next = cap_init ();
+  if (!next)
+    {
+      sbx_error_set (err, errno, "cap_init");
+      goto out;
+    }
+  for (size_t cap = 0; cap < sbx_capability_count; cap++)
+    {
+      cap_value_t v = (cap_value_t) cap;
+      if ((perm >> cap) & 1)
+        cap_set_flag (next, CAP_PERMITTED, 1, &v, CAP_SET);
+      if ((eff >> cap) & 1)
+        cap_set_flag (next, CAP_EFFECTIVE, 1, &v, CAP_SET);
+      if ((inh >> cap) & 1)
+        cap_set_flag (next, CAP_INHERITABLE, 1, &v, CAP_SET);
+    }
+  if (cap_set_proc (next) < 0)
+    {
+      sbx_error_set (err, errno, "process.capabilities: capset");
+      goto out;
+    }
+  if (cap_reset_ambient () < 0 && errno != EINVAL)
+    {
+      sbx_error_set (err, errno, "process.capabilities.ambient: clear");
+      goto out;
+    }
+  for (size_t cap = 0; cap < sbx_capability_count; cap++)
+    if ((want->ambient >> cap) & 1)
+      {
+        /* The kernel needs an ambient capability to be permitted and inheritable. */
+        if (!((perm & inh) >> cap & 1) || cap_set_ambient ((cap_value_t) cap, CAP_SET) < 0)
+          sbx_log_write (log, SBX_LOG_WARNING,
+                         "process.capabilities.ambient: %s needs to be permitted and inheritable; dropped",
+                         sbx_capability_names[cap]);
+      }
+  ret = 0;
+out:
+  cap_free (cur);
+  if (next)
+    cap_free (next);
+  return ret;
+}
+
+int
+caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, struct sbx_log *log,
+                          struct sbx_error *err)
+{
+  struct oci_capabilities none = { 0 };
+  const struct oci_capabilities *caps = p->has_capabilities ? &p->caps : &none;
+  /* Keep the permitted set across setuid: we drop to exactly what the config asks. */
+  if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+    return sbx_error_set (err, errno, "prctl(PR_SET_KEEPCAPS)");
+  if (drop_bounding (caps->bounding, err) < 0 || set_groups_and_ids (&p->user, setgroups_allowed, err) < 0
+      || set_capabilities (caps, log, err) < 0)
+    return -1;
+  if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+    return sbx_error_set (err, errno, "prctl(PR_SET_KEEPCAPS)");
+  return 0;
+}

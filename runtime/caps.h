@@ -1,0 +1,17 @@
+/* The process's identity and privileges, applied last before exec:
+ * bounding set -> groups -> gid -> uid (capabilities kept across the uid change)
+ * -> effective/permitted/inheritable -> ambient. Capabilities that cannot be
+ * granted are logged as warnings and dropped, as config.md requires. */
+#ifndef SBX_CAPS_H
+#define SBX_CAPS_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "log.h"
+#include "oci/config.h"
+
+int caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, struct sbx_log *log,
+                              struct sbx_error *err);
+
+#endif

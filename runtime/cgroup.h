@@ -1,0 +1,102 @@
+/* Cgroups: one interface, two backends (cgroup_v1.c, cgroup_v2.c), chosen once after
+ * detecting how the host mounts cgroups:
+ *   unified  /sys/fs/cgroup is cgroup2
+ *   hybrid   v1 controllers under /sys/fs/cgroup/<ctrl> plus cgroup2 at
+ *            /sys/fs/cgroup/unified (our dev and CI machines: the v2 mount holds only
+ *            hugetlb). Every controller bound to v1 is used through v1; we never
+ *            refuse such a host.
+ *   legacy   v1 only
+ * Call sites never test the mode: they call through cg->ops. */
+#ifndef SBX_CGROUP_H
+#define SBX_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "context.h"
+#include "error.h"
+#include "oci/state.h"
+
+enum cgroup_mode
+{
+  CGROUP_MODE_NONE = 0, /* no cgroup for this container (--cgroup-manager disabled, rootless) */
+  CGROUP_MODE_UNIFIED = 1,
+  CGROUP_MODE_HYBRID = 2,
+  CGROUP_MODE_LEGACY = 3,
+};
+
+/* v1 hierarchies we may use, by controller name (as in /proc/self/cgroup). */
+enum cgroup_v1_ctrl
+{
+  CG1_FREEZER, /* always: membership, kill-all, pause */
+  CG1_MEMORY,
+  CG1_PIDS,
+  CG1_CPU,
+  CG1_CPUACCT,
+  CG1_CPUSET,
+  CG1_BLKIO,
+  CG1_DEVICES,
+  CG1_NET_CLS,
+  CG1_NET_PRIO,
+  CG1_HUGETLB,
+  CG1_RDMA,
+  CG1_COUNT
+};
+
+struct cgroup
+{
+  enum cgroup_mode mode;
+  const struct cgroup_ops *ops;
+  char *path; /* e.g. "/sbx-oci/ID", relative to each hierarchy's root */
+  int owned_from; /* path components from this index on were created by us */
+  /* v2 (unified, or hybrid's cgroup2 mount when used) */
+  int v2_dirfd;
+  /* v1: one dir per hierarchy we joined, -1 when not used */
+  int v1_dirfd[CG1_COUNT];
+  uint32_t v1_mask; /* controllers used */
+};
+
+struct cgroup_ops
+{
+  /* Make the cgroup dirs (for the controllers in cg->v1_mask on v1). */
+  int (*create) (struct cgroup *cg, struct sbx_error *err);
+  /* Open an existing cgroup (for kill, delete, state). */
+  int (*open) (struct cgroup *cg, struct sbx_error *err);
+  /* Move pid into the cgroup (v2 usually uses CLONE_INTO_CGROUP instead). */
+  int (*enter) (struct cgroup *cg, pid_t pid, struct sbx_error *err);
+  int (*freeze) (struct cgroup *cg, bool frozen, struct sbx_error *err);
+  int (*is_frozen) (struct cgroup *cg);
+  /* Signal every process in the cgroup. */
+  int (*kill_all) (struct cgroup *cg, int sig, struct sbx_error *err);
+  /* Host PIDs of every process in the cgroup. */
+  int (*pids) (struct cgroup *cg, pid_t **pids, size_t *n, struct sbx_error *err);
+  /* Remove the cgroup dirs, killing leftover tasks first (bounded retries). */
+  int (*destroy) (struct cgroup *cg, struct sbx_error *err);
+};
+
+extern const struct cgroup_ops cgroup_v1_ops;
+extern const struct cgroup_ops cgroup_v2_ops;
+
+enum cgroup_mode cgroup_detect_mode (void);
+const char *cgroup_mode_name (enum cgroup_mode m);
+
+/* Resolve config cgroupsPath (absolute, relative, systemd "slice:prefix:name", or
+ * absent) into a cgroupfs path. */
+char *cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, struct sbx_error *err);
+
+void cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path);
+void cgroup_close (struct cgroup *cg);
+/* Open the cgroup recorded in a container state; returns 0 with mode NONE if none. */
+int cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx_error *err);
+bool cgroup_is_frozen (const struct sbx_state *s);
+
+/* Shared helpers of the two backends (cgroup.c). */
+int cgroup_read_pids_at (int dirfd, pid_t **pids, size_t *n, struct sbx_error *err);
+int cgroup_write_at (int dirfd, const char *file, const char *value, struct sbx_error *err);
+int cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, struct sbx_error *err);
+int cgroup_rmdir_path (int rootfd, const char *path, int owned_from);
+/* Kill every task in dirfd with SIGKILL and wait (bounded) until it is empty. */
+int cgroup_drain (int dirfd, bool use_cgroup_kill, struct sbx_error *err);
+
+#endif

@@ -1,0 +1,233 @@
+/* cgroup v1 backend: one directory per hierarchy (freezer, memory, pids, ...).
+ * Used on legacy hosts and, on hybrid hosts, for every controller bound to v1.
+ * The freezer hierarchy is always joined: it gives membership (ps, kill --all,
+ * delete) and pause. The others are joined only when the config uses them, since
+ * every cgroup.procs write costs (see tests/bench). */
+#include "build-config.h"
+#include "cgroup.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *const v1_names[CG1_COUNT] = {
+  [CG1_FREEZER] = "freezer", [CG1_MEMORY] = "memory",   [CG1_PIDS] = "pids",       [CG1_CPU] = "cpu",
+  [CG1_CPUACCT] = "cpuacct", [CG1_CPUSET] = "cpuset",   [CG1_BLKIO] = "blkio",     [CG1_DEVICES] = "devices",
+  [CG1_NET_CLS] = "net_cls", [CG1_NET_PRIO] = "net_prio", [CG1_HUGETLB] = "hugetlb", [CG1_RDMA] = "rdma",
+};
+
+static int
+open_hierarchy (enum cgroup_v1_ctrl c)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/sys/fs/cgroup/%s", v1_names[c]);
+  return open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* The first joined hierarchy is the one whose cgroup.procs lists the container. */
+static int
+tracking_fd (struct cgroup *cg)
+{
+  for (int i = 0; i < CG1_COUNT; i++)
+    if (cg->v1_dirfd[i] >= 0)
+      return cg->v1_dirfd[i];
+  return -1;
+}
+
+static int
+v1_create (struct cgroup *cg, struct sbx_error *err)
+{
+  cg->owned_from = -1;
+  cg->v1_mask |= 1u << CG1_FREEZER;
+  for (int i = 0; i < CG1_COUNT; i++)
+    {
+      _cleanup_close_ int root = -1;
+      if (!(cg->v1_mask & (1u << i)))
+        continue;
+      root = open_hierarchy (i);
+      if (root < 0)
+        {
+          if (i == CG1_FREEZER)
+            {
+              /* No freezer: track membership through another joined hierarchy. */
+              cg->v1_mask &= ~(1u << i);
+              continue;
+            }
+          return sbx_error_set (err, errno, "cgroup v1 controller %s is not mounted at /sys/fs/cgroup/%s",
+                                v1_names[i], v1_names[i]);
+        }
+      if (cgroup_mkdir_path (root, cg->path, &cg->owned_from, &cg->v1_dirfd[i], err) < 0)
+        return sbx_error_wrap (err, "cgroup %s", v1_names[i]);
+    }
+  if (cg->owned_from < 0)
+    cg->owned_from = 1 << 20; /* nothing created by us: never remove an ancestor */
+  if (tracking_fd (cg) < 0)
+    return sbx_error_set (err, 0, "no cgroup v1 hierarchy is usable (freezer is not mounted)");
+  return 0;
+}
+
+static int
+v1_open (struct cgroup *cg, struct sbx_error *err)
+{
+  const char *rel = cg->path;
+  while (*rel == '/')
+    rel++;
+  for (int i = 0; i < CG1_COUNT; i++)
+    {
+      _cleanup_close_ int root = -1;
+      if (!(cg->v1_mask & (1u << i)))
+        continue;
+      root = open_hierarchy (i);
+      if (root < 0)
+        continue;
+      cg->v1_dirfd[i] = openat (root, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (cg->v1_dirfd[i] < 0 && errno != ENOENT)
+        return sbx_error_set (err, errno, "open cgroup %s%s", v1_names[i], cg->path);
+    }
+  return 0;
+}
+
+static int
+v1_enter (struct cgroup *cg, pid_t pid, struct sbx_error *err)
+{
+  char buf[32];
+  snprintf (buf, sizeof buf, "%d", (int) pid);
+  for (int i = 0; i < CG1_COUNT; i++)
+    if (cg->v1_dirfd[i] >= 0 && cgroup_write_at (cg->v1_dirfd[i], "cgroup.procs", buf, err) < 0)
+      return sbx_error_wrap (err, "join cgroup %s%s", v1_names[i], cg->path);
+  return 0;
+}
+
+static int
+read_freezer_state (int fd, char *buf, size_t len)
+{
+  _cleanup_close_ int f = openat (fd, "freezer.state", O_RDONLY | O_CLOEXEC);
+  ssize_t n;
+  if (f < 0)
+    return -1;
+  n = read (f, buf, len - 1);
+  if (n < 0)
+    return -1;
+  buf[n] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  return 0;
+}
+
+static int
+v1_freeze (struct cgroup *cg, bool frozen, struct sbx_error *err)
+{
+  int fd = cg->v1_dirfd[CG1_FREEZER];
+  char state[32];
+  if (fd < 0)
+    return sbx_error_set (err, ENOTSUP, "the freezer cgroup is not available");
+  if (cgroup_write_at (fd, "freezer.state", frozen ? "FROZEN" : "THAWED", err) < 0)
+    return -1;
+  /* FREEZING is transitional; wait (bounded) until every task stopped. */
+  for (int i = 0; frozen && i < 1000; i++)
+    {
+      struct timespec ts = { 0, 1000 * 1000 };
+      if (read_freezer_state (fd, state, sizeof state) == 0 && strcmp (state, "FROZEN") == 0)
+        return 0;
+      cgroup_write_at (fd, "freezer.state", "FROZEN", err);
+      sbx_error_clear (err);
+      nanosleep (&ts, NULL);
+    }
+  if (frozen)
+    return sbx_error_set (err, EBUSY, "the cgroup did not freeze");
+  return 0;
+}
+
+static int
+v1_is_frozen (struct cgroup *cg)
+{
+  char state[32];
+  if (cg->v1_dirfd[CG1_FREEZER] < 0 || read_freezer_state (cg->v1_dirfd[CG1_FREEZER], state, sizeof state) < 0)
+    return 0;
+  return strcmp (state, "FROZEN") == 0;
+}
+
+static int
+v1_pids (struct cgroup *cg, pid_t **pids, size_t *n, struct sbx_error *err)
+{
+  int fd = tracking_fd (cg);
+  if (fd < 0)
+    {
+      *pids = NULL;
+      *n = 0;
+      return 0;
+    }
+  return cgroup_read_pids_at (fd, pids, n, err);
+}
+
+static int
+v1_kill_all (struct cgroup *cg, int sig, struct sbx_error *err)
+{
+  _cleanup_free_ pid_t *pids = NULL;
+  size_t n = 0;
+  bool was_frozen = v1_is_frozen (cg) > 0;
+  bool can_freeze = cg->v1_dirfd[CG1_FREEZER] >= 0;
+  /* Freeze first so no task can fork a child we would miss, signal, then thaw
+   * (a frozen task does not act on SIGKILL until thawed). */
+  if (can_freeze && !was_frozen && v1_freeze (cg, true, err) < 0)
+    return -1;
+  if (v1_pids (cg, &pids, &n, err) < 0)
+    goto out;
+  for (size_t i = 0; i < n; i++)
+    if (kill (pids[i], sig) < 0 && errno != ESRCH)
+      {
+        sbx_error_set (err, errno, "kill %d", (int) pids[i]);
+        goto out;
+      }
+out:
+  if (can_freeze && (!was_frozen || sig == SIGKILL))
+    {
+      struct sbx_error e2 = { 0 };
+      v1_freeze (cg, false, &e2);
+      sbx_error_clear (&e2);
+    }
+  return sbx_error_is_set (err) ? -1 : 0;
+}
+
+static int
+v1_destroy (struct cgroup *cg, struct sbx_error *err)
+{
+  int fd = tracking_fd (cg);
+  if (fd >= 0)
+    {
+      if (v1_is_frozen (cg) > 0)
+        {
+          v1_freeze (cg, false, err);
+          sbx_error_clear (err);
+        }
+      if (cgroup_drain (fd, false, err) < 0)
+        return sbx_error_wrap (err, "cgroup %s", cg->path);
+    }
+  for (int i = 0; i < CG1_COUNT; i++)
+    {
+      _cleanup_close_ int root = -1;
+      if (!(cg->v1_mask & (1u << i)))
+        continue;
+      root = open_hierarchy (i);
+      if (root < 0)
+        continue;
+      if (cgroup_rmdir_path (root, cg->path, cg->owned_from) < 0)
+        return sbx_error_set (err, errno, "remove cgroup %s%s", v1_names[i], cg->path);
+    }
+  return 0;
+}
+
+const struct cgroup_ops cgroup_v1_ops = {
+  .create = v1_create,
+  .open = v1_open,
+  .enter = v1_enter,
+  .freeze = v1_freeze,
+  .is_frozen = v1_is_frozen,
+  .kill_all = v1_kill_all,
+  .pids = v1_pids,
+  .destroy = v1_destroy,
+};

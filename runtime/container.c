@@ -1,0 +1,522 @@
+/* create and run: the parent's side of the lifecycle (runtime.md steps 1-9).
+ *
+ * Everything that can be checked is checked before the first side effect: the
+ * config is parsed, validated and planned (mounts, namespaces) first. From the
+ * moment the state dir is claimed, every failure goes through container_abort(),
+ * which undoes what was done (init killed, cgroup removed, state dir removed), so an
+ * error never leaves a half-created container behind. */
+#include "build-config.h"
+#include "container.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "fs.h"
+#include "hooks/hooks.h"
+#include "init.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "spawn.h"
+#include "statedir.h"
+#include "sync.h"
+#include "util.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct container
+{
+  struct sbx_ctx *ctx;
+  const struct create_opts *o;
+  char *bundle; /* absolute */
+  char *rootfs; /* absolute */
+  int bundle_fd;
+  int root_fd;  /* the state root */
+  int state_fd; /* ROOT/ID, once claimed */
+  struct oci_config *config;
+  struct mount_plan *mount_plans;
+  struct ns_plan ns;
+  struct cgroup cg;
+  bool cgroup_created;
+  struct sbx_state state;
+  struct spawned child;
+  int fifo_fd;
+  struct init_args init;
+};
+
+static void
+container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct create_opts *o)
+{
+  memset (c, 0, sizeof *c);
+  c->ctx = ctx;
+  c->o = o;
+  c->bundle_fd = c->root_fd = c->state_fd = c->fifo_fd = -1;
+  c->child.pid = c->child.pidfd = c->child.sync_fd = -1;
+  for (int i = 0; i < SBX_NS_COUNT; i++)
+    c->ns.join_fd[i] = -1;
+  cgroup_init (&c->cg, CGROUP_MODE_NONE, NULL);
+}
+
+static void
+container_free (struct container *c)
+{
+  if (c->child.pidfd >= 0)
+    close (c->child.pidfd);
+  if (c->child.sync_fd >= 0)
+    close (c->child.sync_fd);
+  if (c->fifo_fd >= 0)
+    close (c->fifo_fd);
+  if (c->state_fd >= 0)
+    close (c->state_fd);
+  if (c->root_fd >= 0)
+    close (c->root_fd);
+  if (c->bundle_fd >= 0)
+    close (c->bundle_fd);
+  ns_plan_close (&c->ns);
+  cgroup_close (&c->cg);
+  mounts_plan_free (c->mount_plans, c->config ? c->config->n_mounts : 0);
+  oci_config_free (c->config);
+  /* state strings point into c->bundle etc. or were allocated here */
+  free (c->state.id);
+  free (c->state.created);
+  free (c->state.owner);
+  free (c->state.cgroup_path);
+  free (c->bundle);
+  free (c->rootfs);
+}
+
+/* Undo a partial create. Errors here are secondary: the first error is what the
+ * user needs to see, so these are logged, not returned. */
+static void
+container_abort (struct container *c)
+{
+  struct sbx_error e = { 0 };
+  spawn_kill (&c->child);
+  if (c->cgroup_created && c->cg.ops && c->cg.ops->destroy (&c->cg, &e) < 0)
+    {
+      sbx_warn (c->ctx, "cleanup: %s", e.msg);
+      sbx_error_clear (&e);
+    }
+  if (c->state_fd >= 0 && statedir_remove (c->root_fd, c->o->id, &e) < 0)
+    {
+      sbx_warn (c->ctx, "cleanup: %s", e.msg);
+      sbx_error_clear (&e);
+    }
+}
+
+/* ---------------------------------------------------------------- 1: load */
+
+static int
+load_bundle (struct container *c, struct sbx_error *err)
+{
+  struct oci_parse_ctx pctx = { .warn = sbx_log_warn_cb, .warn_data = &c->ctx->log };
+  const char *bundle = c->o->bundle ? c->o->bundle : ".";
+  char resolved[PATH_MAX];
+  struct stat st;
+
+  if (!realpath (bundle, resolved))
+    return sbx_error_set (err, errno, "--bundle %s", bundle);
+  c->bundle = xstrdup (resolved);
+  c->bundle_fd = open (c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c->bundle_fd < 0)
+    return sbx_error_set (err, errno, "--bundle %s", c->bundle);
+  c->config = oci_config_load (c->o->config_path ? AT_FDCWD : c->bundle_fd,
+                               c->o->config_path ? c->o->config_path : "config.json", &pctx, err);
+  if (!c->config)
+    return -1;
+  if (oci_config_validate (c->config, c->ctx->as_root, err) < 0)
+    return -1;
+  if (c->config->root_path[0] == '/')
+    c->rootfs = xstrdup (c->config->root_path);
+  else
+    c->rootfs = xasprintf ("%s/%s", c->bundle, c->config->root_path);
+  if (!realpath (c->rootfs, resolved))
+    return sbx_error_set (err, errno, "root.path %s", c->rootfs);
+  free (c->rootfs);
+  c->rootfs = xstrdup (resolved);
+  if (stat (c->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
+    return sbx_error_set (err, ENOTDIR, "root.path %s", c->rootfs);
+  if (strcmp (c->rootfs, "/") == 0)
+    return sbx_error_set (err, 0, "root.path: the host's / cannot be a container's root");
+  if (c->config->process && c->config->process->terminal && !c->o->console_socket)
+    return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal");
+  if (c->config->process && c->config->process->terminal)
+    return sbx_error_set (err, 0, "process.terminal: terminals are not implemented yet (see issue 5)");
+  return 0;
+}
+
+/* ---------------------------------------------------------------- 2: plan */
+
+static enum cgroup_mode
+choose_cgroup_mode (struct container *c)
+{
+  if (c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED)
+    return CGROUP_MODE_NONE;
+  if (!c->ctx->as_root)
+    return CGROUP_MODE_NONE; /* no delegation handling yet: rootless runs without a cgroup */
+  return cgroup_detect_mode ();
+}
+
+static int
+plan (struct container *c, struct sbx_error *err)
+{
+  enum cgroup_mode mode = choose_cgroup_mode (c);
+  if (mounts_plan (c->config, &c->mount_plans, err) < 0)
+    return -1;
+  if (c->config->linux_.resources && c->config->linux_.resources->u.object.len > 0)
+    {
+      /* Fail closed until every linux.resources field is applied (issue 3). */
+      yajl_val r = c->config->linux_.resources;
+      for (size_t i = 0; i < r->u.object.len; i++)
+        if (strcmp (r->u.object.keys[i], "devices") != 0)
+          return sbx_error_set (err, 0, "linux.resources.%s: not supported yet", r->u.object.keys[i]);
+    }
+  if (c->config->linux_.seccomp)
+    return sbx_error_set (err, 0, "linux.seccomp: not supported yet");
+  if (mode != CGROUP_MODE_NONE)
+    {
+      _cleanup_free_ char *path = cgroup_resolve_path (c->config->linux_.cgroups_path, c->o->id,
+                                                       c->ctx->systemd_cgroup, err);
+      if (!path)
+        return -1;
+      cgroup_init (&c->cg, mode, path);
+    }
+  return ns_plan_build (c->config, mode == CGROUP_MODE_UNIFIED, &c->ns, err);
+}
+
+/* ------------------------------------------------------- 3: state, cgroup */
+
+static char *
+rfc3339_now (void)
+{
+  struct timespec ts;
+  struct tm tm;
+  char base[32];
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+  return xasprintf ("%s.%09ldZ", base, ts.tv_nsec);
+}
+
+static int
+claim (struct container *c, bool with_fifo, struct sbx_error *err)
+{
+  c->root_fd = statedir_open_root (c->ctx->root, true, err);
+  if (c->root_fd < 0)
+    return -1;
+  c->state_fd = statedir_claim (c->root_fd, c->o->id, err);
+  if (c->state_fd < 0)
+    return -1;
+  /* Held until create returns: a concurrent delete waits instead of removing a
+   * state dir that is still being filled. */
+  if (statedir_lock (c->state_fd, err) < 0)
+    return -1;
+  if (with_fifo)
+    {
+      if (mkfifoat (c->state_fd, EXEC_FIFO, 0600) < 0)
+        return sbx_error_set (err, errno, "create exec.fifo");
+      /* O_RDWR does not block, and keeps the fifo readable by the init after it
+       * leaves the host's filesystem behind. */
+      c->fifo_fd = openat (c->state_fd, EXEC_FIFO, O_RDWR | O_CLOEXEC);
+      if (c->fifo_fd < 0)
+        return sbx_error_set (err, errno, "open exec.fifo");
+    }
+  if (c->cg.mode != CGROUP_MODE_NONE)
+    {
+      if (c->cg.ops->create (&c->cg, err) < 0)
+        return -1;
+      c->cgroup_created = true;
+    }
+  return 0;
+}
+
+static void
+fill_state (struct container *c)
+{
+  struct sbx_state *s = &c->state;
+  s->id = xstrdup (c->o->id);
+  s->bundle = c->bundle;
+  s->rootfs = c->rootfs;
+  s->created = rfc3339_now ();
+  s->owner = geteuid () == 0 ? xstrdup ("root") : xasprintf ("%d", (int) geteuid ());
+  s->annotations = c->config->annotations;
+  s->cgroup_mode = c->cg.mode;
+  s->cgroup_path = xstrdup (c->cg.path ? c->cg.path : "");
+  s->cgroup_v1_mask = c->cg.v1_mask;
+  s->cgroup_owned_from = c->cg.owned_from;
+  s->has_process = c->config->process != NULL;
+  s->has_cgroupns = c->ns.cgroupns_new;
+  s->userns = c->ns.userns || c->ns.userns_joined;
+  for (int k = 0; k < SBX_HOOK_COUNT; k++)
+    if (c->config->hooks[k].n)
+      s->hooks_mask |= 1u << k;
+}
+
+/* ------------------------------------------------------------- 4: spawn */
+
+static bool
+has_hooks (const struct oci_config *cfg, enum sbx_hook_kind k)
+{
+  return cfg->hooks[k].n > 0;
+}
+
+static int
+run_runtime_hooks (struct container *c, enum sbx_hook_kind kind, const char *status, struct sbx_error *err)
+{
+  _cleanup_free_ char *json = NULL;
+  size_t len = 0;
+  if (!has_hooks (c->config, kind))
+    return 0;
+  json = oci_state_public_json (&c->state, status, false, &len);
+  return hooks_run (&c->config->hooks[kind], sbx_hook_names[kind], json, len, err);
+}
+
+static int
+spawn (struct container *c, bool foreground, struct sbx_error *err)
+{
+  struct init_args *a = &c->init;
+  a->ctx = c->ctx;
+  a->config = c->config;
+  a->mount_plans = c->mount_plans;
+  a->ns = &c->ns;
+  a->cg = &c->cg;
+  a->state = &c->state;
+  a->rootfs = c->rootfs;
+  a->bundle_fd = c->bundle_fd;
+  a->fifo_fd = c->fifo_fd;
+  a->foreground = foreground;
+  a->pdeathsig = !c->ns.two_stage;
+  a->parent_hooks = has_hooks (c->config, SBX_HOOK_PRESTART) || has_hooks (c->config, SBX_HOOK_CREATE_RUNTIME);
+  a->preserve_fds = c->o->preserve_fds;
+  a->no_pivot = c->o->no_pivot;
+  a->no_new_keyring = c->o->no_new_keyring;
+  a->as_root = c->ctx->as_root;
+  a->parent_fds[0] = c->state_fd;
+  a->parent_fds[1] = c->root_fd;
+  a->parent_fds[2] = -1;
+  a->parent_fds[3] = -1;
+
+  if (spawn_init (a, &c->cg, &c->child, err) < 0 || spawn_setup_child (a, &c->cg, &c->child, err) < 0)
+    return -1;
+  c->state.pid = c->child.pid;
+  if (a->parent_hooks)
+    {
+      /* runtime.md steps 3-4: after the environment exists, before pivot_root. */
+      if (sync_expect (c->child.sync_fd, SYNC_MOUNTS_DONE, NULL, NULL, err) < 0
+          || run_runtime_hooks (c, SBX_HOOK_PRESTART, "creating", err) < 0
+          || run_runtime_hooks (c, SBX_HOOK_CREATE_RUNTIME, "creating", err) < 0
+          || sync_send (c->child.sync_fd, SYNC_HOOKS_DONE, NULL, 0, err) < 0)
+        return -1;
+    }
+  if (sync_expect (c->child.sync_fd, SYNC_READY, NULL, NULL, err) < 0)
+    return -1;
+  if (c->fifo_fd >= 0)
+    {
+      close (c->fifo_fd); /* the init holds its own copy */
+      c->fifo_fd = -1;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------ 5: record */
+
+static int
+write_pid_file (const char *path, pid_t pid, struct sbx_error *err)
+{
+  char buf[32];
+  _cleanup_free_ char *copy = xstrdup (path);
+  char *slash = strrchr (copy, '/');
+  _cleanup_close_ int dirfd = -1;
+  int n = snprintf (buf, sizeof buf, "%d", (int) pid);
+  dirfd = open (slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return sbx_error_set (err, errno, "--pid-file %s", path);
+  if (fs_write_atomic (dirfd, strrchr (path, '/') ? strrchr (path, '/') + 1 : path, buf, n, 0644, err) < 0)
+    return sbx_error_wrap (err, "--pid-file %s", path);
+  return 0;
+}
+
+static int
+record (struct container *c, struct sbx_error *err)
+{
+  c->state.init_start_time = proc_start_time (c->child.pid);
+  if (c->state.init_start_time == 0)
+    return sbx_error_set (err, ESRCH, "the container init exited during setup");
+  /* The config as it was at create time: changes to config.json after create must
+   * not affect the container (runtime.md), and exec/hooks/delete need it. */
+  if (fs_write_atomic (c->state_fd, CONFIG_SNAPSHOT, c->config->raw, c->config->raw_len, 0600, err) < 0
+      || statedir_write_state (c->state_fd, &c->state, err) < 0)
+    return -1;
+  if (c->o->pid_file && write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+create_common (struct container *c, bool foreground, struct sbx_error *err)
+{
+  if (load_bundle (c, err) < 0 || plan (c, err) < 0)
+    return -1;
+  if (claim (c, !foreground, err) < 0)
+    goto fail;
+  fill_state (c);
+  if (spawn (c, foreground, err) < 0 || record (c, err) < 0)
+    goto fail;
+  return 0;
+fail:
+  container_abort (c);
+  return -1;
+}
+
+int
+container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err)
+{
+  struct container c;
+  int ret;
+  container_init_struct (&c, ctx, o);
+  ret = create_common (&c, false, err);
+  if (ret == 0 && sync_send (c.child.sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
+    {
+      container_abort (&c);
+      ret = -1;
+    }
+  container_free (&c);
+  return ret;
+}
+
+/* --------------------------------------------------------------- run */
+
+/* Signals the foreground `run` passes on to the container instead of acting on. */
+static void
+forwarded_signals (sigset_t *set)
+{
+  static const int sigs[] = { SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+                              SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGPWR, SIGVTALRM,
+                              SIGPROF, SIGXCPU, SIGXFSZ, SIGCHLD };
+  sigemptyset (set);
+  for (size_t i = 0; i < ARRAY_SIZE (sigs); i++)
+    sigaddset (set, sigs[i]);
+}
+
+static int
+wait_and_forward (struct container *c, int sfd, int *exit_status, struct sbx_error *err)
+{
+  siginfo_t si;
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { .fd = c->child.pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+      if (poll (pfd, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return sbx_error_set (err, errno, "poll");
+        }
+      if (pfd[1].revents & POLLIN)
+        {
+          struct signalfd_siginfo ssi;
+          if (read (sfd, &ssi, sizeof ssi) == sizeof ssi && ssi.ssi_signo != SIGCHLD)
+            syscall (SYS_pidfd_send_signal, c->child.pidfd, ssi.ssi_signo, NULL, 0);
+        }
+      if (pfd[0].revents & POLLIN)
+        break;
+    }
+  memset (&si, 0, sizeof si);
+  if (waitid ((idtype_t) P_PIDFD, c->child.pidfd, &si, WEXITED) < 0)
+    return sbx_error_set (err, errno, "wait for the container");
+  c->child.pid = -1;
+  *exit_status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+  return 0;
+}
+
+/* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
+static void
+run_cleanup (struct container *c)
+{
+  struct sbx_error e = { 0 };
+  if (c->cg.ops && c->cgroup_created && c->cg.ops->destroy (&c->cg, &e) < 0)
+    {
+      sbx_warn (c->ctx, "cleanup: %s", e.msg);
+      sbx_error_clear (&e);
+    }
+  if (run_runtime_hooks (c, SBX_HOOK_POSTSTOP, "stopped", &e) < 0)
+    {
+      sbx_warn (c->ctx, "poststop hook failed: %s", e.msg);
+      sbx_error_clear (&e);
+    }
+  if (statedir_remove (c->root_fd, c->o->id, &e) < 0)
+    {
+      sbx_warn (c->ctx, "cleanup: %s", e.msg);
+      sbx_error_clear (&e);
+    }
+}
+
+int
+container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep, int *exit_status,
+               struct sbx_error *err)
+{
+  struct container c;
+  sigset_t fwd, old;
+  _cleanup_close_ int sfd = -1;
+  int ret = -1;
+
+  container_init_struct (&c, ctx, o);
+  /* Block the forwarded signals before the clone so none is lost or acts on us in
+   * between; the init restores its own mask. Be the subreaper so a two-stage init
+   * stays our child. */
+  forwarded_signals (&fwd);
+  sigprocmask (SIG_BLOCK, &fwd, &old);
+  if (!detach)
+    prctl (PR_SET_CHILD_SUBREAPER, 1);
+
+  if (create_common (&c, !detach, err) < 0)
+    goto out;
+  if (detach)
+    {
+      /* create + start: the fifo path, then leave the container running. */
+      if (sync_send (c.child.sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
+        goto abort;
+      close (c.child.sync_fd);
+      c.child.sync_fd = -1;
+      ret = container_start (ctx, o->id, err);
+      goto out;
+    }
+  if (sync_send (c.child.sync_fd, SYNC_START, NULL, 0, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
+    goto abort;
+  if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
+    goto abort;
+  sfd = signalfd (-1, &fwd, SFD_CLOEXEC);
+  if (sfd < 0)
+    {
+      sbx_error_set (err, errno, "signalfd");
+      goto abort;
+    }
+  if (wait_and_forward (&c, sfd, exit_status, err) < 0)
+    goto abort;
+  if (!keep)
+    run_cleanup (&c);
+  ret = 0;
+  goto out;
+
+abort:
+  container_abort (&c);
+out:
+  sigprocmask (SIG_SETMASK, &old, NULL);
+  container_free (&c);
+  return ret;
+}

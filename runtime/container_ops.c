@@ -1,0 +1,284 @@
+/* start, kill, delete, state: operations on an existing container, found through
+ * its state dir. Each takes the state dir's lock, so two of them on the same
+ * container run one after the other. */
+#include "build-config.h"
+#include "container.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "hooks/hooks.h"
+#include "oci/config.h"
+#include "oci/json.h"
+#include "statedir.h"
+#include "util.h"
+
+struct loaded
+{
+  int root_fd;
+  int state_fd;
+  struct sbx_state state;
+  enum container_status status;
+};
+
+static void
+loaded_free (struct loaded *l)
+{
+  if (l->state_fd >= 0)
+    close (l->state_fd);
+  if (l->root_fd >= 0)
+    close (l->root_fd);
+  oci_state_clear (&l->state);
+}
+
+static int
+load (struct sbx_ctx *ctx, const char *id, bool lock, struct loaded *l, struct sbx_error *err)
+{
+  memset (l, 0, sizeof *l);
+  l->root_fd = l->state_fd = -1;
+  if (statedir_validate_id (id, err) < 0)
+    return -1;
+  l->root_fd = statedir_open_root (ctx->root, false, err);
+  if (l->root_fd < 0)
+    {
+      if (err->errnum == ENOENT)
+        {
+          sbx_error_clear (err);
+          return sbx_error_set (err, 0, "container %s does not exist", id);
+        }
+      return -1;
+    }
+  l->state_fd = statedir_open (l->root_fd, id, err);
+  if (l->state_fd < 0)
+    return -1;
+  if (lock && statedir_lock (l->state_fd, err) < 0)
+    return -1;
+  if (statedir_read_state (l->state_fd, id, &l->state, err) < 0)
+    return -1;
+  l->status = statedir_status (l->state_fd, &l->state);
+  return 0;
+}
+
+/* The config snapshot, parsed only when hooks need it. */
+static struct oci_config *
+load_snapshot (struct sbx_ctx *ctx, int state_fd, struct sbx_error *err)
+{
+  struct oci_parse_ctx pctx = { 0 };
+  (void) ctx;
+  return oci_config_load (state_fd, CONFIG_SNAPSHOT, &pctx, err);
+}
+
+static int
+run_hooks_from_snapshot (struct sbx_ctx *ctx, struct loaded *l, enum sbx_hook_kind kind, const char *status,
+                         struct sbx_error *err)
+{
+  struct oci_config *cfg;
+  _cleanup_free_ char *json = NULL;
+  size_t len = 0;
+  int r;
+  if (!(l->state.hooks_mask & (1u << kind)))
+    return 0;
+  cfg = load_snapshot (ctx, l->state_fd, err);
+  if (!cfg)
+    return -1;
+  json = oci_state_public_json (&l->state, status, false, &len);
+  r = hooks_run (&cfg->hooks[kind], sbx_hook_names[kind], json, len, err);
+  oci_config_free (cfg);
+  return r;
+}
+
+char *
+container_state (struct sbx_ctx *ctx, const char *id, struct sbx_error *err)
+{
+  struct loaded l;
+  char *out = NULL;
+  if (load (ctx, id, false, &l, err) == 0)
+    {
+      out = oci_state_public_json (&l.state, container_status_name (l.status), true, NULL);
+      if (!out)
+        sbx_error_set (err, 0, "cannot serialise the state");
+    }
+  loaded_free (&l);
+  return out;
+}
+
+int
+container_start (struct sbx_ctx *ctx, const char *id, struct sbx_error *err)
+{
+  struct loaded l;
+  _cleanup_close_ int fifo = -1;
+  int ret = -1;
+  if (load (ctx, id, true, &l, err) < 0)
+    goto out;
+  /* runtime.md: start of a container that is not created has no effect and errors. */
+  if (l.status != STATUS_CREATED)
+    {
+      sbx_error_set (err, 0, "cannot start container %s: it is %s, not created", id, container_status_name (l.status));
+      goto out;
+    }
+  if (!l.state.has_process)
+    {
+      sbx_error_set (err, 0, "cannot start container %s: its config.json has no process", id);
+      goto out;
+    }
+  fifo = openat (l.state_fd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fifo < 0)
+    {
+      sbx_error_set (err, errno, "cannot start container %s: open exec.fifo", id);
+      goto out;
+    }
+  if (write (fifo, "0", 1) != 1)
+    {
+      sbx_error_set (err, errno, "cannot start container %s: write exec.fifo", id);
+      goto out;
+    }
+  unlinkat (l.state_fd, EXEC_FIFO, 0);
+  if (run_hooks_from_snapshot (ctx, &l, SBX_HOOK_POSTSTART, "running", err) < 0)
+    {
+      /* runtime.md step 9: a failing poststart hook stops the container. */
+      kill (l.state.pid, SIGKILL);
+      goto out;
+    }
+  ret = 0;
+out:
+  loaded_free (&l);
+  return ret;
+}
+
+/* Open a pidfd for the init and make sure it is still the same process. */
+static int
+open_init_pidfd (const struct sbx_state *s, struct sbx_error *err)
+{
+  int fd = (int) syscall (SYS_pidfd_open, s->pid, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "pidfd_open %d", (int) s->pid);
+  if (!state_init_alive (s))
+    {
+      close (fd);
+      return sbx_error_set (err, ESRCH, "the container process has exited");
+    }
+  return fd;
+}
+
+int
+container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct sbx_error *err)
+{
+  struct loaded l;
+  struct cgroup cg;
+  int ret = -1;
+  cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
+  if (load (ctx, id, true, &l, err) < 0)
+    goto out;
+  if (l.status == STATUS_STOPPED)
+    {
+      sbx_error_set (err, 0, "cannot kill container %s: it is not running", id);
+      goto out;
+    }
+  if (all)
+    {
+      if (cgroup_open_from_state (&l.state, &cg, err) < 0)
+        goto out;
+      if (cg.ops)
+        {
+          ret = cg.ops->kill_all (&cg, sig, err);
+          goto out;
+        }
+      /* No cgroup: the init is all we can reach (with a pid namespace, SIGKILL to it
+       * takes every process down with it). */
+    }
+  {
+    _cleanup_close_ int pidfd = open_init_pidfd (&l.state, err);
+    if (pidfd < 0)
+      goto out;
+    if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+      {
+        sbx_error_set (err, errno, "kill container %s", id);
+        goto out;
+      }
+  }
+  ret = 0;
+out:
+  cgroup_close (&cg);
+  loaded_free (&l);
+  return ret;
+}
+
+static int
+wait_gone (const struct sbx_state *s, int timeout_ms)
+{
+  _cleanup_close_ int pidfd = (int) syscall (SYS_pidfd_open, s->pid, 0);
+  struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+  if (pidfd < 0 || !state_init_alive (s))
+    return 0;
+  return poll (&pfd, 1, timeout_ms) > 0 ? 0 : -1;
+}
+
+int
+container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_error *err)
+{
+  struct loaded l;
+  struct cgroup cg;
+  struct sbx_error e2 = { 0 };
+  int ret = -1;
+  cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
+  if (load (ctx, id, true, &l, err) < 0)
+    {
+      if (l.state_fd >= 0 && !l.state.id)
+        {
+          /* Half-created (no state.json): the create died; remove what is left. */
+          sbx_error_clear (err);
+          ret = statedir_remove (l.root_fd, id, err);
+        }
+      else if (force && strstr (err->msg ? err->msg : "", "does not exist"))
+        {
+          sbx_error_clear (err); /* runc: delete --force of a missing container succeeds */
+          ret = 0;
+        }
+      goto out;
+    }
+  if (l.status != STATUS_STOPPED && !force)
+    {
+      /* runtime.md: deleting a container that is not stopped MUST have no effect. */
+      sbx_error_set (err, 0, "cannot delete container %s: it is %s (stop it first, or use --force)", id,
+                     container_status_name (l.status));
+      goto out;
+    }
+  if (cgroup_open_from_state (&l.state, &cg, err) < 0)
+    goto out;
+  if (l.status != STATUS_STOPPED)
+    {
+      if (cg.ops)
+        cg.ops->kill_all (&cg, SIGKILL, &e2);
+      else
+        kill (l.state.pid, SIGKILL);
+      sbx_error_clear (&e2);
+      kill (l.state.pid, SIGKILL);
+      if (wait_gone (&l.state, 5000) < 0)
+        {
+          sbx_error_set (err, EBUSY, "cannot delete container %s: its process did not exit after SIGKILL", id);
+          goto out;
+        }
+    }
+  if (cg.ops && cg.ops->destroy (&cg, err) < 0)
+    goto out;
+  if (run_hooks_from_snapshot (ctx, &l, SBX_HOOK_POSTSTOP, "stopped", &e2) < 0)
+    {
+      /* runtime.md step 13: a failing poststop hook is a warning. */
+      sbx_warn (ctx, "poststop hook: %s", e2.msg);
+      sbx_error_clear (&e2);
+    }
+  ret = statedir_remove (l.root_fd, id, err);
+out:
+  cgroup_close (&cg);
+  loaded_free (&l);
+  return ret;
+}

@@ -1,0 +1,176 @@
+#include "build-config.h"
+#include "devices.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "mountapi.h"
+#include "util.h"
+
+struct device_spec
+{
+  const char *path; /* inside the container */
+  mode_t type;      /* S_IFCHR, S_IFBLK, S_IFIFO */
+  unsigned major, minor;
+  mode_t mode;
+  bool has_owner;
+  uid_t uid;
+  gid_t gid;
+};
+
+static const struct device_spec default_devices[] = {
+  { "/dev/null", S_IFCHR, 1, 3, 0666, false, 0, 0 },    { "/dev/zero", S_IFCHR, 1, 5, 0666, false, 0, 0 },
+  { "/dev/full", S_IFCHR, 1, 7, 0666, false, 0, 0 },    { "/dev/random", S_IFCHR, 1, 8, 0666, false, 0, 0 },
+  { "/dev/urandom", S_IFCHR, 1, 9, 0666, false, 0, 0 }, { "/dev/tty", S_IFCHR, 5, 0, 0666, false, 0, 0 },
+};
+
+static bool
+is_device (const struct stat *st, const struct device_spec *d)
+{
+  return (st->st_mode & S_IFMT) == d->type
+         && (d->type == S_IFIFO || (major (st->st_rdev) == d->major && minor (st->st_rdev) == d->minor));
+}
+
+/* In a user namespace: bind the host's node, after checking it is that device. */
+static int
+bind_host_device (int dirfd, const char *name, const struct device_spec *d, struct sbx_error *err)
+{
+  _cleanup_close_ int host = open (d->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  _cleanup_close_ int tree = -1, target = -1, created = -1;
+  struct stat st;
+  if (host < 0)
+    return sbx_error_set (err, errno, "the host has no %s to bind into the user namespace", d->path);
+  if (fstat (host, &st) < 0 || !is_device (&st, d))
+    return sbx_error_set (err, 0, "host %s is not device %u:%u", d->path, d->major, d->minor);
+  created = openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (created < 0)
+    return sbx_error_set (err, errno, "create %s", d->path);
+  target = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  tree = sys_open_tree (host, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (target < 0 || tree < 0)
+    return sbx_error_set (err, errno, "bind %s", d->path);
+  if (attach_mount (tree, target) < 0)
+    return sbx_error_set (err, errno, "bind %s", d->path);
+  return 0;
+}
+
+static int
+make_device (int rootfd, const struct device_spec *d, bool userns, struct sbx_error *err)
+{
+  _cleanup_free_ char *name = NULL;
+  _cleanup_close_ int parent = fs_open_parent_in_root (rootfd, d->path, &name, true, err);
+  _cleanup_close_ int dir = -1;
+  struct stat st;
+  if (parent < 0)
+    return -1;
+  dir = openat (parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0)
+    return sbx_error_set (err, errno, "open the parent of %s", d->path);
+  if (fstatat (dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    {
+      if (is_device (&st, d))
+        return 0;
+      if (S_ISREG (st.st_mode) && st.st_size == 0 && userns && d->type != S_IFIFO)
+        {
+          /* An empty placeholder (left by an image build): bind over it. */
+          if (unlinkat (dir, name, 0) < 0)
+            return sbx_error_set (err, errno, "replace placeholder %s", d->path);
+          return bind_host_device (dir, name, d, err);
+        }
+      return sbx_error_set (err, 0, "%s exists in the container and is not device %c %u:%u; refusing to use it",
+                            d->path, d->type == S_IFBLK ? 'b' : d->type == S_IFIFO ? 'p' : 'c', d->major, d->minor);
+    }
+  if (errno != ENOENT)
+    return sbx_error_set (err, errno, "stat %s", d->path);
+  if (userns && d->type != S_IFIFO)
+    return bind_host_device (dir, name, d, err);
+  if (mknodat (dir, name, d->type | (d->mode & 07777), makedev (d->major, d->minor)) < 0)
+    return sbx_error_set (err, errno, "mknod %s", d->path);
+  /* mknod honoured the umask; the config's mode is exact. */
+  if (fchmodat (dir, name, d->mode & 07777, 0) < 0)
+    return sbx_error_set (err, errno, "chmod %s", d->path);
+  if (d->has_owner && fchownat (dir, name, d->uid, d->gid, AT_SYMLINK_NOFOLLOW) < 0)
+    return sbx_error_set (err, errno, "chown %s", d->path);
+  return 0;
+}
+
+static int
+make_symlink (int devfd, const char *target, const char *name, struct sbx_error *err)
+{
+  if (symlinkat (target, devfd, name) < 0 && errno != EEXIST)
+    return sbx_error_set (err, errno, "symlink /dev/%s", name);
+  return 0;
+}
+
+static bool
+proc_mounted (int rootfd)
+{
+  int fd = sys_openat2 (rootfd, "proc", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  bool yes = fd >= 0 && fs_is_procfs (fd);
+  if (fd >= 0)
+    close (fd);
+  return yes;
+}
+
+int
+devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_error *err)
+{
+  _cleanup_close_ int dev = -1, devdir = -1;
+  mode_t old_umask = umask (0);
+  int ret = -1;
+
+  for (size_t i = 0; i < ARRAY_SIZE (default_devices); i++)
+    if (make_device (rootfd, &default_devices[i], userns, err) < 0)
+      goto out;
+
+  for (size_t i = 0; i < c->linux_.n_devices; i++)
+    {
+      const struct oci_device *od = &c->linux_.devices[i];
+      struct device_spec d = {
+        .path = od->path,
+        .type = od->type == 'b' ? S_IFBLK : od->type == 'p' ? S_IFIFO : S_IFCHR,
+        .major = (unsigned) od->major,
+        .minor = (unsigned) od->minor,
+        .mode = od->has_file_mode ? od->file_mode : 0666,
+        .has_owner = od->has_uid || od->has_gid,
+        .uid = od->has_uid ? od->uid : 0,
+        .gid = od->has_gid ? od->gid : 0,
+      };
+      if (make_device (rootfd, &d, userns, err) < 0)
+        {
+          sbx_error_wrap (err, "linux.devices[%zu]", i);
+          goto out;
+        }
+    }
+
+  dev = fs_mkdir_in_root (rootfd, "/dev", 0755, err);
+  if (dev < 0)
+    goto out;
+  devdir = openat (dev, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (devdir < 0)
+    {
+      sbx_error_set (err, errno, "open /dev");
+      goto out;
+    }
+  if (make_symlink (devdir, "pts/ptmx", "ptmx", err) < 0)
+    goto out;
+  /* runtime-linux.md: these exist only if their source exists after the mounts. */
+  if (proc_mounted (rootfd))
+    {
+      if (make_symlink (devdir, "/proc/self/fd", "fd", err) < 0
+          || make_symlink (devdir, "/proc/self/fd/0", "stdin", err) < 0
+          || make_symlink (devdir, "/proc/self/fd/1", "stdout", err) < 0
+          || make_symlink (devdir, "/proc/self/fd/2", "stderr", err) < 0)
+        goto out;
+    }
+  ret = 0;
+out:
+  umask (old_umask);
+  return ret;
+}

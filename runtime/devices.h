@@ -1,0 +1,17 @@
+/* /dev in the container: the default devices of config-linux.md (null, zero, full,
+ * random, urandom, tty, ptmx), the /dev/fd and std* symlinks of runtime-linux.md,
+ * and linux.devices. Without a user namespace nodes are made with mknod; in one
+ * (where mknod is refused) the host's node is bind-mounted after checking it is the
+ * device it claims to be. An existing entry that is not the expected device is an
+ * error, never followed (CVE-2025-31133, CVE-2026-41579). */
+#ifndef SBX_DEVICES_H
+#define SBX_DEVICES_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "oci/config.h"
+
+int devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_error *err);
+
+#endif

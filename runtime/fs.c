@@ -1,0 +1,224 @@
+#include "build-config.h"
+#include "fs.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int
+sys_openat2 (int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve)
+{
+  struct open_how how = { .flags = (uint64_t) flags, .mode = flags & (O_CREAT | O_TMPFILE) ? mode : 0,
+                          .resolve = resolve };
+  int fd;
+  do
+    fd = (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+  while (fd < 0 && errno == EAGAIN); /* RESOLVE_IN_ROOT retries on a concurrent rename */
+  return fd;
+}
+
+/* Paths are given as in the config ("/dev/null" or "dev/null"); from the root
+ * both mean the same, and an empty remainder means the root itself. */
+static const char *
+root_relative (const char *path)
+{
+  while (*path == '/')
+    path++;
+  return *path ? path : ".";
+}
+
+int
+fs_open_in_root (int rootfd, const char *path, int flags, struct sbx_error *err)
+{
+  int fd = sys_openat2 (rootfd, root_relative (path), flags | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open %s in the container root", path);
+  return fd;
+}
+
+int
+fs_open_parent_in_root (int rootfd, const char *path, char **name, bool create, struct sbx_error *err)
+{
+  _cleanup_free_ char *copy = xstrdup (root_relative (path));
+  char *slash;
+  size_t len = strlen (copy);
+  /* Trailing slashes do not make a different last component. */
+  while (len > 1 && copy[len - 1] == '/')
+    copy[--len] = '\0';
+  slash = strrchr (copy, '/');
+  if (!slash)
+    {
+      *name = xstrdup (copy);
+      return create ? fs_mkdir_in_root (rootfd, ".", 0755, err)
+                    : fs_open_in_root (rootfd, ".", O_PATH | O_DIRECTORY, err);
+    }
+  *slash = '\0';
+  *name = xstrdup (slash + 1);
+  if (create)
+    return fs_mkdir_in_root (rootfd, copy, 0755, err);
+  return fs_open_in_root (rootfd, copy, O_PATH | O_DIRECTORY, err);
+}
+
+int
+fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *err)
+{
+  const char *rel = root_relative (path);
+  _cleanup_free_ char *prefix = NULL;
+  size_t len;
+  int fd = sys_openat2 (rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (fd >= 0)
+    return fd;
+  if (errno != ENOENT)
+    return sbx_error_set (err, errno, "open directory %s in the container root", path);
+
+  /* Walk the components: open each prefix resolved inside the root (symlinks in the
+   * rootfs are followed, within the root), and create what is missing with mkdirat
+   * relative to the already-opened parent, which cannot escape. */
+  len = strlen (rel);
+  prefix = xmalloc0 (len + 1);
+  {
+    _cleanup_close_ int parent = dup (rootfd);
+    size_t pos = 0;
+    if (parent < 0)
+      return sbx_error_set (err, errno, "dup");
+    while (pos < len)
+      {
+        size_t start = pos, end;
+        _cleanup_free_ char *comp = NULL;
+        int next;
+        while (start < len && rel[start] == '/')
+          start++;
+        if (start >= len)
+          break;
+        end = start;
+        while (end < len && rel[end] != '/')
+          end++;
+        comp = strndup (rel + start, end - start);
+        memcpy (prefix, rel, end);
+        prefix[end] = '\0';
+        pos = end;
+        next = sys_openat2 (rootfd, prefix, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+        if (next < 0 && errno == ENOENT)
+          {
+            if (mkdirat (parent, comp, mode) < 0 && errno != EEXIST)
+              return sbx_error_set (err, errno, "mkdir %s in the container root", prefix);
+            next = sys_openat2 (rootfd, prefix, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+          }
+        if (next < 0)
+          return sbx_error_set (err, errno, "open directory %s in the container root", prefix);
+        close (parent);
+        parent = next;
+      }
+    return steal_fd (&parent);
+  }
+}
+
+int
+fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err)
+{
+  _cleanup_free_ char *name = NULL;
+  _cleanup_close_ int parent = -1;
+  int fd;
+
+  fd = sys_openat2 (rootfd, root_relative (path), O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (fd >= 0)
+    return fd;
+  if (errno != ENOENT)
+    return sbx_error_set (err, errno, "open %s in the container root", path);
+  parent = fs_open_parent_in_root (rootfd, path, &name, true, err);
+  if (parent < 0)
+    return -1;
+  {
+    /* O_PATH parent: reopen it as a real directory to create in it. */
+    _cleanup_close_ int dir = openat (parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int created;
+    if (dir < 0)
+      return sbx_error_set (err, errno, "open parent of %s", path);
+    created = openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (created < 0 && errno != EEXIST)
+      return sbx_error_set (err, errno, "create %s in the container root", path);
+    if (created >= 0)
+      close (created);
+    fd = openat (dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+      return sbx_error_set (err, errno, "open %s in the container root", path);
+  }
+  return fd;
+}
+
+bool
+fs_is_procfs (int fd)
+{
+  struct statfs sfs;
+  return fstatfs (fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+}
+
+bool
+fs_is_dir (int fd)
+{
+  struct stat st;
+  return fstat (fd, &st) == 0 && S_ISDIR (st.st_mode);
+}
+
+char *
+fs_fd_path (int fd)
+{
+  char link[64], target[PATH_MAX];
+  ssize_t n;
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  n = readlink (link, target, sizeof target - 1);
+  if (n < 0)
+    return NULL;
+  target[n] = '\0';
+  return xstrdup (target);
+}
+
+int
+fs_write_file_at (int dirfd, const char *name, const char *data, size_t len, struct sbx_error *err)
+{
+  _cleanup_close_ int fd = openat (dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  ssize_t w;
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open %s", name);
+  w = write (fd, data, len);
+  if (w < 0)
+    return sbx_error_set (err, errno, "write %s", name);
+  if ((size_t) w != len)
+    return sbx_error_set (err, EIO, "short write to %s", name);
+  return 0;
+}
+
+int
+fs_write_atomic (int dirfd, const char *name, const char *data, size_t len, mode_t mode, struct sbx_error *err)
+{
+  char tmp[NAME_MAX + 1];
+  _cleanup_close_ int fd = -1;
+  ssize_t w;
+  snprintf (tmp, sizeof tmp, ".%s.%d.tmp", name, (int) getpid ());
+  fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "create %s", tmp);
+  w = write (fd, data, len);
+  if (w < 0 || (size_t) w != len)
+    {
+      int e = w < 0 ? errno : EIO;
+      unlinkat (dirfd, tmp, 0);
+      return sbx_error_set (err, e, "write %s", tmp);
+    }
+  if (renameat (dirfd, tmp, dirfd, name) < 0)
+    {
+      int e = errno;
+      unlinkat (dirfd, tmp, 0);
+      return sbx_error_set (err, e, "rename %s", name);
+    }
+  return 0;
+}

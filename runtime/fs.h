@@ -1,0 +1,43 @@
+/* Filesystem operations inside an untrusted root.
+ *
+ * Every path inside the container's rootfs is resolved by the kernel with
+ * openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS): symlinks (absolute ones included)
+ * and ".." stay inside the root, whatever the rootfs contains, and a /proc/self/fd
+ * magic link cannot lead out. Objects are then acted on through the fd only (mounts
+ * with move_mount, checks with fstat/fstatfs), never by re-resolving a path. This is
+ * the one mechanism behind the defences against the runc path CVEs in THREATS.md. */
+#ifndef SBX_FS_H
+#define SBX_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/openat2.h>
+
+#include "error.h"
+
+#define RESOLVE_ROOT_FLAGS (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+
+int sys_openat2 (int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
+
+/* Open `path` (absolute or relative, interpreted from the root) inside rootfd. */
+int fs_open_in_root (int rootfd, const char *path, int flags, struct sbx_error *err);
+/* Open the directory `path` inside rootfd, creating missing components (mode 0755).
+ * Returns an O_PATH|O_DIRECTORY fd. */
+int fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *err);
+/* Open the file `path` inside rootfd as O_PATH, creating an empty regular file (and
+ * its parents) when missing. The final component is never followed if it is a
+ * symlink (O_NOFOLLOW): a mount onto it would not land where the config says. */
+int fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err);
+/* Split "a/b/c" into the parent fd (created if needed) and the last name. */
+int fs_open_parent_in_root (int rootfd, const char *path, char **name, bool create, struct sbx_error *err);
+
+bool fs_is_procfs (int fd);
+bool fs_is_dir (int fd);
+/* The path of an fd as the kernel sees it (readlink /proc/self/fd/N). */
+char *fs_fd_path (int fd);
+int fs_write_file_at (int dirfd, const char *name, const char *data, size_t len, struct sbx_error *err);
+/* Write `data` to tmp then rename over `name` inside dirfd: readers never see a torn file. */
+int fs_write_atomic (int dirfd, const char *name, const char *data, size_t len, mode_t mode, struct sbx_error *err);
+
+#endif

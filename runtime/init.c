@@ -1,0 +1,324 @@
+/* The container init: everything between clone3 and the exec of the user's program,
+ * in the order the spec's lifecycle gives. Read init_run() top to bottom.
+ *
+ * It runs as a clone of the runtime process (no re-exec of our binary: DEVELOPERS.md
+ * "Why no re-exec"), non-dumpable from the moment its ids are mapped until exec,
+ * so no container process can open /proc/<init>/exe or its fds. Every failure is sent
+ * to the parent as SYNC_ERROR and the init exits: the parent reports it as "the
+ * sandbox could not be set up", distinct from the program's own exit status. */
+#include "build-config.h"
+#include "init.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "devices.h"
+#include "fs.h"
+#include "hooks/hooks.h"
+#include "process_attrs.h"
+#include "program.h"
+#include "rootfs.h"
+#include "statedir.h"
+#include "sync.h"
+#include "util.h"
+
+static void
+reset_signals (void)
+{
+  sigset_t none;
+  struct sigaction dfl = { .sa_handler = SIG_DFL };
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sigaction (sig, &dfl, NULL);
+}
+
+/* The state JSON a hook run from inside the container reads on stdin. */
+static char *
+container_state_json (struct init_args *a, const char *status, size_t *len)
+{
+  struct sbx_state s = *a->state;
+  s.pid = getpid (); /* "the pid as seen by the container" */
+  return oci_state_public_json (&s, status, false, len);
+}
+
+static int
+run_container_hooks (struct init_args *a, enum sbx_hook_kind kind, const char *status, struct sbx_error *err)
+{
+  const struct oci_hook_list *list = &a->config->hooks[kind];
+  _cleanup_free_ char *json = NULL;
+  size_t len = 0;
+  if (list->n == 0)
+    return 0;
+  json = container_state_json (a, status, &len);
+  return hooks_run (list, sbx_hook_names[kind], json, len, err);
+}
+
+/* Two-stage namespaces (namespaces.h): join, then make the user namespace and let
+ * the parent map it, then make the rest; a new pid namespace needs one more fork,
+ * whose child becomes the init while this process reports its pid and exits. */
+static int
+two_stage_namespaces (struct init_args *a, struct sbx_error *err)
+{
+  const struct ns_plan *ns = a->ns;
+  int rest = ns->unshare_flags & ~(CLONE_NEWUSER | CLONE_NEWPID);
+  pid_t child;
+  if (ns_join_paths (ns, true, err) < 0)
+    return -1;
+  if (ns->unshare_flags & CLONE_NEWUSER)
+    {
+      if (unshare (CLONE_NEWUSER) < 0)
+        return sbx_error_set (err, errno, "unshare user namespace");
+      if (sync_send (a->sync_fd, SYNC_USERNS_CREATED, NULL, 0, err) < 0
+          || sync_expect (a->sync_fd, SYNC_MAPS_DONE, NULL, NULL, err) < 0)
+        return -1;
+    }
+  if (rest && unshare (rest) < 0)
+    return sbx_error_set (err, errno, "unshare namespaces");
+  if (!(ns->unshare_flags & CLONE_NEWPID))
+    return 0;
+  if (unshare (CLONE_NEWPID) < 0)
+    return sbx_error_set (err, errno, "unshare pid namespace");
+  child = fork ();
+  if (child < 0)
+    return sbx_error_set (err, errno, "fork the container init");
+  if (child > 0)
+    {
+      int32_t pid = child;
+      if (sync_send (a->sync_fd, SYNC_INIT_PID, &pid, sizeof pid, err) < 0)
+        sync_send_error (a->sync_fd, err);
+      _exit (0);
+    }
+  return 0;
+}
+
+static void
+become_root_in_userns (const struct oci_config *c)
+{
+  /* Files we create during setup get a mapped owner; without a mapping for 0 we
+   * keep the full capabilities clone3 gave us and our (unmapped) ids. */
+  const struct oci_linux *l = &c->linux_;
+  if (userns_id_mapped (l->gid_mappings, l->n_gid_mappings, 0))
+    (void) !setresgid (0, 0, 0);
+  if (userns_id_mapped (l->uid_mappings, l->n_uid_mappings, 0))
+    (void) !setresuid (0, 0, 0);
+}
+
+static int
+setup_uts (const struct oci_config *c, struct sbx_error *err)
+{
+  if (c->hostname && sethostname (c->hostname, strlen (c->hostname)) < 0)
+    return sbx_error_set (err, errno, "hostname: sethostname '%s'", c->hostname);
+  if (c->domainname && setdomainname (c->domainname, strlen (c->domainname)) < 0)
+    return sbx_error_set (err, errno, "domainname: setdomainname '%s'", c->domainname);
+  return 0;
+}
+
+/* The rootfs, mounts, devices and createContainer hooks; ends with pivot_root. */
+static int
+setup_rootfs (struct init_args *a, struct sbx_error *err)
+{
+  const struct oci_config *c = a->config;
+  _cleanup_close_ int rootfd = -1;
+  struct mounts_env env = {
+    .bundlefd = a->bundle_fd,
+    .userns = a->ns->userns || a->ns->userns_joined,
+    .cg = a->cg,
+    .cgroupns = a->ns->cgroupns_new,
+    .idmap_fds = a->idmap_fds,
+  };
+  rootfd = rootfs_prepare (c, a->rootfs, err);
+  if (rootfd < 0)
+    return -1;
+  env.rootfd = rootfd;
+  if (mounts_apply (c, a->mount_plans, &env, err) < 0 || devices_setup (rootfd, c, env.userns, err) < 0)
+    return -1;
+  if (c->process)
+    {
+      /* runc and crun create a missing cwd; do it before the root turns read-only. */
+      int cwd = fs_mkdir_in_root (rootfd, c->process->cwd, 0755, err);
+      if (cwd < 0)
+        return sbx_error_wrap (err, "process.cwd");
+      close (cwd);
+    }
+  if (a->parent_hooks)
+    {
+      /* prestart and createRuntime run in the runtime namespace, now. */
+      if (sync_send (a->sync_fd, SYNC_MOUNTS_DONE, NULL, 0, err) < 0
+          || sync_expect (a->sync_fd, SYNC_HOOKS_DONE, NULL, NULL, err) < 0)
+        return -1;
+    }
+  if (run_container_hooks (a, SBX_HOOK_CREATE_CONTAINER, "creating", err) < 0)
+    return -1;
+  if (rootfs_pivot (rootfd, a->no_pivot, err) < 0)
+    return -1;
+  return rootfs_finalize (c, err);
+}
+
+/* chdir to process.cwd, resolved inside the root with no magic links: a cwd of
+ * /proc/self/fd/N can never reach a host directory (CVE-2024-21626). */
+static int
+enter_cwd (const char *cwd, struct sbx_error *err)
+{
+  _cleanup_close_ int fd = sys_openat2 (AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
+  _cleanup_close_ int dir = -1;
+  char buf[64];
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open /");
+  dir = sys_openat2 (fd, cwd[1] ? cwd + 1 : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (dir < 0)
+    return sbx_error_set (err, errno, "process.cwd: %s", cwd);
+  if (fchdir (dir) < 0)
+    return sbx_error_set (err, errno, "process.cwd: chdir %s", cwd);
+  if (!getcwd (buf, sizeof buf) && errno != ERANGE)
+    return sbx_error_set (err, errno, "process.cwd: %s is not reachable from the container root", cwd);
+  return 0;
+}
+
+/* Block until `start`: it writes a byte to exec.fifo (runtime.md step 6). */
+static int
+wait_for_start (struct init_args *a, struct sbx_error *err)
+{
+  char byte;
+  ssize_t r;
+  if (a->foreground)
+    return sync_expect (a->sync_fd, SYNC_START, NULL, NULL, err);
+  if (sync_expect (a->sync_fd, SYNC_COMMITTED, NULL, NULL, err) < 0)
+    return -1;
+  /* Nobody listens on the socket any more: later errors go to our stderr. */
+  close (a->sync_fd);
+  a->sync_fd = -1;
+  /* The runtime that created us exits now: outlive it. */
+  prctl (PR_SET_PDEATHSIG, 0);
+  do
+    r = read (a->fifo_fd, &byte, 1);
+  while (r < 0 && errno == EINTR);
+  if (r != 1)
+    return sbx_error_set (err, errno, "wait for start on exec.fifo");
+  close (a->fifo_fd);
+  a->fifo_fd = -1;
+  return 0;
+}
+
+static int
+keep_preserved_fds (int n, struct sbx_error *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    {
+      int flags = fcntl (fd, F_GETFD);
+      if (flags < 0 || fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+        return sbx_error_set (err, errno, "--preserve-fds: fd %d", fd);
+    }
+  return 0;
+}
+
+static int
+init_run (struct init_args *a, char **program, struct sbx_error *err)
+{
+  const struct oci_config *c = a->config;
+  const struct oci_process *p = c->process;
+
+  /* 1. A clean slate: default signals, and no inherited fd beyond stdio and the
+   *    preserved ones can survive exec. */
+  for (size_t i = 0; i < ARRAY_SIZE (a->parent_fds); i++)
+    if (a->parent_fds[i] >= 0)
+      close (a->parent_fds[i]); /* and with them the state dir lock */
+  reset_signals ();
+  if (a->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+  syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
+
+  /* 2. The parent has joined us to the cgroup and mapped our ids. */
+  if (sync_expect (a->sync_fd, SYNC_GO, NULL, NULL, err) < 0)
+    return -1;
+  if (a->ns->two_stage && two_stage_namespaces (a, err) < 0)
+    return -1;
+  prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+  if (a->ns->userns)
+    become_root_in_userns (c);
+
+  /* 3. Namespaces joined by path, and those that must follow the cgroup move. */
+  if (!a->ns->two_stage && ns_join_paths (a->ns, false, err) < 0)
+    return -1;
+  if (a->ns->cgroupns_late && unshare (CLONE_NEWCGROUP) < 0)
+    return sbx_error_set (err, errno, "unshare cgroup namespace");
+
+  /* 4. Hostname, keyring, LSM labels (the latter through the host's /proc). */
+  if (setup_uts (c, err) < 0 || (!a->no_new_keyring && process_new_session_keyring (err) < 0)
+      || process_apply_lsm_labels (c, err) < 0)
+    return -1;
+
+  /* 5. Root filesystem: mounts, devices, createContainer hooks, pivot_root, masks. */
+  if (!a->ns->mountns_joined && setup_rootfs (a, err) < 0)
+    return -1;
+  if (a->bundle_fd >= 0)
+    close (a->bundle_fd);
+  a->bundle_fd = -1;
+
+  /* 6. Kernel parameters, then find the program: a missing one fails create. */
+  if (process_apply_sysctls (&c->linux_, err) < 0 || process_apply_personality (&c->linux_, err) < 0)
+    return -1;
+  if (p)
+    {
+      if (enter_cwd (p->cwd, err) < 0)
+        return -1;
+      *program = program_lookup (p, err);
+      if (!*program)
+        return -1;
+    }
+
+  /* 7. Ready: the parent records the state; then wait for start. */
+  if (sync_send (a->sync_fd, SYNC_READY, NULL, 0, err) < 0 || wait_for_start (a, err) < 0)
+    return -1;
+  if (!p)
+    return sbx_error_set (err, 0, "process: not set, nothing to start");
+  if (run_container_hooks (a, SBX_HOOK_START_CONTAINER, "created", err) < 0)
+    return -1;
+
+  /* 8. Become the configured process: limits, user, capabilities, no_new_privs. */
+  if (process_apply_rlimits (p, err) < 0 || process_apply_scheduling (p, err) < 0)
+    return -1;
+  if (caps_apply_user_and_caps (p, a->as_root,
+                                &a->ctx->log, err) < 0)
+    return -1;
+  if (p->user.has_umask)
+    umask (p->user.umask);
+  if (enter_cwd (p->cwd, err) < 0)
+    return -1;
+  if (p->no_new_privileges && process_set_no_new_privs (err) < 0)
+    return -1;
+  if (keep_preserved_fds (a->preserve_fds, err) < 0)
+    return -1;
+  if (a->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */
+
+  /* 9. exec: on success the sync socket closes (O_CLOEXEC) and the parent sees EOF. */
+  return program_exec (*program, p, err);
+}
+
+void
+init_main (struct init_args *a)
+{
+  struct sbx_error err = { 0 };
+  char *program = NULL;
+  init_run (a, &program, &err);
+  if (a->sync_fd >= 0)
+    sync_send_error (a->sync_fd, &err);
+  else
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      dprintf (2, "sbx-oci: %s\n", msg ? msg : "container init failed");
+    }
+  _exit (err.exit_hint ? err.exit_hint : 1);
+}

@@ -1,0 +1,39 @@
+/* What runs inside the new namespaces, from clone3 to exec (see init.c). */
+#ifndef SBX_INIT_H
+#define SBX_INIT_H
+
+#include <stdbool.h>
+
+#include "cgroup.h"
+#include "context.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "oci/config.h"
+#include "oci/state.h"
+
+struct init_args
+{
+  struct sbx_ctx *ctx;
+  const struct oci_config *config;
+  const struct mount_plan *mount_plans;
+  const struct ns_plan *ns;
+  const struct cgroup *cg;
+  const struct sbx_state *state; /* for the hooks' stdin */
+  const char *rootfs;            /* absolute host path */
+  int bundle_fd;
+  int sync_fd;         /* the child's end */
+  int fifo_fd;         /* create: exec.fifo opened O_RDWR; run: -1 */
+  bool foreground;     /* run: wait for SYNC_START instead of the fifo */
+  bool pdeathsig;      /* die with the runtime process while it is our parent */
+  bool parent_hooks;   /* prestart/createRuntime hooks: stop after the mounts */
+  int preserve_fds;
+  bool no_pivot;
+  bool no_new_keyring;
+  bool as_root;        /* the runtime runs as root in the host user namespace */
+  int *idmap_fds;      /* received from the parent */
+  int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
+};
+
+void init_main (struct init_args *a) __attribute__ ((noreturn));
+
+#endif

@@ -1,0 +1,151 @@
+#include "build-config.h"
+#include "log.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+
+#include "oci/json.h"
+#include "util.h"
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+void
+sbx_log_init (struct sbx_log *l)
+{
+  memset (l, 0, sizeof *l);
+  l->fd = -1;
+}
+
+static void
+rfc3339_now (char *buf, size_t len)
+{
+  struct timespec ts;
+  struct tm tm;
+  char base[32];
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf (buf, len, "%s.%09ldZ", base, ts.tv_nsec);
+}
+
+static void
+write_all (int fd, const char *buf, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t w = write (fd, buf, len);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return;
+      buf += w;
+      len -= w;
+    }
+}
+
+/* logrus text format quotes msg with Go-style escapes. */
+static char *
+quote_text (const char *s)
+{
+  size_t n = strlen (s);
+  char *out = xmalloc0 (n * 2 + 3), *p = out;
+  *p++ = '"';
+  for (; *s; s++)
+    {
+      if (*s == '"' || *s == '\\')
+        *p++ = '\\';
+      *p++ = (*s == '\n' || *s == '\r') ? ' ' : *s;
+    }
+  *p++ = '"';
+  return out;
+}
+
+static void
+write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
+{
+  char now[64];
+  if (l->fd < 0)
+    {
+      l->fd = open (l->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+      if (l->fd < 0)
+        {
+          char warn[512];
+          int n = snprintf (warn, sizeof warn, "sbx-oci: cannot open log file %s: %s\n", l->path, strerror (errno));
+          write_all (2, warn, n);
+          l->path = NULL;
+          return;
+        }
+    }
+  rfc3339_now (now, sizeof now);
+  if (l->json)
+    {
+      yajl_gen g = gen_new (false);
+      char *line = NULL;
+      size_t len = 0;
+      GEN (yajl_gen_map_open (g));
+      GEN (gen_key_string (g, "level", level_names[level]));
+      GEN (gen_key_string (g, "msg", msg));
+      GEN (gen_key_string (g, "time", now));
+      GEN (yajl_gen_map_close (g));
+      line = gen_finish (g, &len);
+      if (line)
+        {
+          line = xrealloc (line, len + 2);
+          line[len] = '\n';
+          write_all (l->fd, line, len + 1);
+          free (line);
+        }
+    gen_fail:
+      yajl_gen_free (g);
+    }
+  else
+    {
+      _cleanup_free_ char *q = quote_text (msg);
+      _cleanup_free_ char *line = xasprintf ("time=\"%s\" level=%s msg=%s\n", now, level_names[level], q);
+      write_all (l->fd, line, strlen (line));
+    }
+}
+
+void
+sbx_log_write (struct sbx_log *l, enum sbx_log_level level, const char *fmt, ...)
+{
+  _cleanup_free_ char *msg = NULL;
+  va_list ap;
+  if (level == SBX_LOG_DEBUG && !l->debug)
+    return;
+  va_start (ap, fmt);
+  if (vasprintf (&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end (ap);
+  if (!msg)
+    return;
+  for (char *p = msg; *p; p++)
+    if (*p == '\n')
+      *p = ' ';
+  if (l->path)
+    write_file_line (l, level, msg);
+  /* stderr always gets errors and warnings; debug lines only when there is no log file. */
+  if (level <= SBX_LOG_WARNING || !l->path)
+    {
+      _cleanup_free_ char *line = xasprintf ("sbx-oci: %s%s\n", level == SBX_LOG_ERROR ? "" : level == SBX_LOG_WARNING ? "warning: " : "debug: ", msg);
+      write_all (2, line, strlen (line));
+    }
+}
+
+void
+sbx_log_warn_cb (void *log, const char *fmt, ...)
+{
+  _cleanup_free_ char *msg = NULL;
+  va_list ap;
+  va_start (ap, fmt);
+  if (vasprintf (&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end (ap);
+  if (msg)
+    sbx_log_write (log, SBX_LOG_WARNING, "%s", msg);
+}

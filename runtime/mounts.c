@@ -1,0 +1,332 @@
+#include "build-config.h"
+#include "mounts.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "mountapi.h"
+#include "util.h"
+
+#define ATIME_ATTRS (MOUNT_ATTR_NOATIME | MOUNT_ATTR_STRICTATIME)
+
+/* An atime option picks one mode of the MOUNT_ATTR__ATIME field. */
+static bool
+apply_atime (const struct sbx_mount_opt_info *o, uint64_t *set, uint64_t *clr)
+{
+  uint64_t mode;
+  if (!(o->value & ATIME_ATTRS) && !(o->value == MOUNT_ATTR_RELATIME && o->ms_flag == MS_RELATIME))
+    return false;
+  if (o->kind == MO_ATTR_SET || o->kind == MO_REC_ATTR_SET)
+    mode = o->value; /* noatime, strictatime or relatime (0) */
+  else
+    mode = MOUNT_ATTR_RELATIME; /* atime, norelatime, nostrictatime: the kernel default */
+  *set = (*set & ~(uint64_t) MOUNT_ATTR__ATIME) | mode;
+  *clr |= MOUNT_ATTR__ATIME;
+  return true;
+}
+
+static void
+apply_attr (bool set, uint64_t attr, uint64_t *s, uint64_t *c)
+{
+  if (set)
+    {
+      *s |= attr;
+      *c &= ~attr;
+    }
+  else
+    {
+      *c |= attr;
+      *s &= ~attr;
+    }
+}
+
+static int
+plan_one (const struct oci_mount *m, size_t idx, struct mount_plan *p, struct sbx_error *err)
+{
+  p->m = m;
+  p->bind = str_eq (m->type, "bind");
+  for (size_t j = 0; j < m->n_options; j++)
+    {
+      const struct sbx_mount_opt_info *o = sbx_mount_opt_lookup (m->options[j]);
+      if (o && (o->kind == MO_BIND || o->kind == MO_RBIND))
+        {
+          p->bind = true;
+          p->recursive |= o->kind == MO_RBIND;
+        }
+    }
+  p->cgroup = !p->bind && (str_eq (m->type, "cgroup") || str_eq (m->type, "cgroup2"));
+  p->fs_options = xmalloc0 ((m->n_options + 1) * sizeof (char *));
+
+  for (size_t j = 0; j < m->n_options; j++)
+    {
+      const char *opt = m->options[j];
+      const struct sbx_mount_opt_info *o = sbx_mount_opt_lookup (opt);
+      if (!o)
+        {
+          if (p->bind)
+            return sbx_error_set (err, 0, "mounts[%zu].options[%zu]: unknown option '%s' for a bind mount", idx, j,
+                                  opt);
+          p->fs_options[p->n_fs_options++] = opt; /* filesystem-specific: passed to fsconfig */
+          continue;
+        }
+      switch (o->kind)
+        {
+        case MO_NOOP:
+        case MO_BIND:
+        case MO_RBIND:
+          break;
+        case MO_ATTR_SET:
+        case MO_ATTR_CLEAR:
+          if (!apply_atime (o, &p->attr_set, &p->attr_clr))
+            apply_attr (o->kind == MO_ATTR_SET, o->value, &p->attr_set, &p->attr_clr);
+          break;
+        case MO_REC_ATTR_SET:
+        case MO_REC_ATTR_CLEAR:
+          if (!apply_atime (o, &p->rec_attr_set, &p->rec_attr_clr))
+            apply_attr (o->kind == MO_REC_ATTR_SET, o->value, &p->rec_attr_set, &p->rec_attr_clr);
+          break;
+        case MO_SB_FLAG:
+          /* Superblock flags belong to a new filesystem; a bind shares the source's. */
+          if (!p->bind)
+            p->fs_options[p->n_fs_options++] = opt;
+          break;
+        case MO_SB_FLAG_CLEAR:
+          break; /* the default for a new superblock */
+        case MO_PROPAGATION:
+        case MO_REC_PROPAGATION:
+          p->propagation = o->value;
+          p->rec_propagation = o->kind == MO_REC_PROPAGATION;
+          break;
+        case MO_REMOUNT:
+          p->remount = true;
+          break;
+        case MO_IDMAP:
+        case MO_RIDMAP:
+          p->idmap = true;
+          p->recursive_idmap |= o->kind == MO_RIDMAP;
+          break;
+        case MO_TMPCOPYUP:
+          if (!str_eq (m->type, "tmpfs"))
+            return sbx_error_set (err, 0, "mounts[%zu].options[%zu]: tmpcopyup needs type tmpfs", idx, j);
+          p->tmpcopyup = true;
+          break;
+        }
+    }
+  if (m->destination[strspn (m->destination, "/")] == '\0' || strcmp (m->destination, ".") == 0)
+    return sbx_error_set (err, 0, "mounts[%zu].destination: mounting over the container root is not supported", idx);
+  return 0;
+}
+
+int
+mounts_plan (const struct oci_config *c, struct mount_plan **out, struct sbx_error *err)
+{
+  struct mount_plan *plans = xmalloc0 ((c->n_mounts + 1) * sizeof *plans);
+  for (size_t i = 0; i < c->n_mounts; i++)
+    if (plan_one (&c->mounts[i], i, &plans[i], err) < 0)
+      {
+        mounts_plan_free (plans, c->n_mounts);
+        return -1;
+      }
+  *out = plans;
+  return 0;
+}
+
+void
+mounts_plan_free (struct mount_plan *p, size_t n)
+{
+  if (!p)
+    return;
+  for (size_t i = 0; i < n; i++)
+    free (p[i].fs_options);
+  free (p);
+}
+
+/* fsconfig/fsmount explain their failures in the fs context ("e Unknown parameter"). */
+static void
+wrap_fs_log (int fsfd, struct sbx_error *err)
+{
+  char buf[512];
+  ssize_t n = read (fsfd, buf, sizeof buf - 1);
+  if (n > 2)
+    {
+      buf[n] = '\0';
+      buf[strcspn (buf, "\n")] = '\0';
+      sbx_error_wrap (err, "%s", buf + 2);
+    }
+}
+
+static int
+set_attrs (int mntfd, uint64_t set, uint64_t clr, uint64_t propagation, bool recursive, struct sbx_error *err)
+{
+  struct mount_attr attr = { .attr_set = set, .attr_clr = clr, .propagation = propagation };
+  if (!set && !clr && !propagation)
+    return 0;
+  if (sys_mount_setattr (mntfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr) < 0)
+    return sbx_error_set (err, errno, "mount_setattr");
+  return 0;
+}
+
+static int
+finish_mount (const struct mount_plan *p, int mntfd, bool set_plain_attrs, struct sbx_error *err)
+{
+  if (set_plain_attrs && set_attrs (mntfd, p->attr_set, p->attr_clr, 0, false, err) < 0)
+    return -1;
+  if (set_attrs (mntfd, p->rec_attr_set, p->rec_attr_clr, 0, true, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+mount_one_fs (const struct mount_plan *p, int targetfd, struct sbx_error *err)
+{
+  const struct oci_mount *m = p->m;
+  _cleanup_close_ int fsfd = sys_fsopen (m->type, FSOPEN_CLOEXEC);
+  _cleanup_close_ int mntfd = -1, lower = -1;
+  if (fsfd < 0)
+    {
+      if (errno == ENODEV)
+        return sbx_error_set (err, 0, "unknown filesystem type '%s'", m->type);
+      return sbx_error_set (err, errno, "fsopen %s", m->type);
+    }
+  if (m->source && *m->source && sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "source", m->source, 0) < 0)
+    {
+      sbx_error_set (err, errno, "source '%s'", m->source);
+      wrap_fs_log (fsfd, err);
+      return -1;
+    }
+  for (size_t i = 0; i < p->n_fs_options; i++)
+    {
+      const char *opt = p->fs_options[i];
+      const char *eq = strchr (opt, '=');
+      int r;
+      if (eq)
+        {
+          _cleanup_free_ char *key = strndup (opt, eq - opt);
+          r = sys_fsconfig (fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0);
+        }
+      else
+        r = sys_fsconfig (fsfd, FSCONFIG_SET_FLAG, opt, NULL, 0);
+      if (r < 0)
+        {
+          sbx_error_set (err, errno, "option '%s'", opt);
+          wrap_fs_log (fsfd, err);
+          return -1;
+        }
+    }
+  if (sys_fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    {
+      sbx_error_set (err, errno, "create %s", m->type);
+      wrap_fs_log (fsfd, err);
+      return -1;
+    }
+  mntfd = sys_fsmount (fsfd, FSMOUNT_CLOEXEC, (unsigned int) p->attr_set);
+  if (mntfd < 0)
+    {
+      sbx_error_set (err, errno, "fsmount %s", m->type);
+      wrap_fs_log (fsfd, err);
+      return -1;
+    }
+  if (p->tmpcopyup)
+    {
+      /* The fd taken before attaching still sees the directory being covered. */
+      lower = openat (targetfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (lower < 0)
+        return sbx_error_set (err, errno, "tmpcopyup: open the directory to copy");
+    }
+  if (finish_mount (p, mntfd, false, err) < 0)
+    return -1;
+  if (p->tmpcopyup)
+    {
+      _cleanup_close_ int upper = openat (mntfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (upper < 0 || copy_tree (lower, upper, 0, err) < 0)
+        return upper < 0 ? sbx_error_set (err, errno, "tmpcopyup: open the new tmpfs") : -1;
+    }
+  if (attach_mount (mntfd, targetfd) < 0)
+    return sbx_error_set (err, errno, "move_mount");
+  if (p->propagation && set_attrs (mntfd, 0, 0, p->propagation, p->rec_propagation, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+mount_bind (const struct mount_plan *p, const struct mounts_env *env, int idmapped_fd, struct sbx_error *err)
+{
+  const struct oci_mount *m = p->m;
+  _cleanup_close_ int treefd = -1, targetfd = -1;
+  struct stat st;
+  if (idmapped_fd >= 0)
+    treefd = dup (idmapped_fd);
+  else
+    treefd = sys_open_tree (env->bundlefd, m->source,
+                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
+  if (treefd < 0)
+    return sbx_error_set (err, errno, "open_tree %s", m->source);
+  if (fstat (treefd, &st) < 0)
+    return sbx_error_set (err, errno, "stat %s", m->source);
+  targetfd = S_ISDIR (st.st_mode) ? fs_mkdir_in_root (env->rootfd, m->destination, 0755, err)
+                                  : fs_mkfile_in_root (env->rootfd, m->destination, err);
+  if (targetfd < 0)
+    return -1;
+  if (finish_mount (p, treefd, true, err) < 0)
+    return -1;
+  if (attach_mount (treefd, targetfd) < 0)
+    {
+      if (errno == ENOTDIR || errno == EISDIR)
+        return sbx_error_set (err, errno, "move_mount (the source and the destination in the rootfs are "
+                                          "not both directories or both files)");
+      return sbx_error_set (err, errno, "move_mount");
+    }
+  if (p->propagation && set_attrs (treefd, 0, 0, p->propagation, p->rec_propagation, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+mount_remount (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err)
+{
+  _cleanup_close_ int targetfd = fs_open_in_root (env->rootfd, p->m->destination, O_PATH, err);
+  if (targetfd < 0)
+    return -1;
+  if (set_attrs (targetfd, p->attr_set, p->attr_clr, p->propagation, p->rec_propagation, err) < 0)
+    return -1;
+  return set_attrs (targetfd, p->rec_attr_set, p->rec_attr_clr, 0, true, err);
+}
+
+int
+mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
+              struct sbx_error *err)
+{
+  for (size_t i = 0; i < c->n_mounts; i++)
+    {
+      const struct mount_plan *p = &plans[i];
+      int r;
+      if (p->remount)
+        r = mount_remount (p, env, err);
+      else if (p->bind)
+        {
+          int idfd = p->idmap && env->idmap_fds ? env->idmap_fds[i] : -1;
+          if (p->idmap && idfd < 0)
+            r = sbx_error_set (err, 0, "idmapped mount was not prepared");
+          else
+            r = mount_bind (p, env, idfd, err);
+        }
+      else
+        {
+          _cleanup_close_ int targetfd = fs_mkdir_in_root (env->rootfd, p->m->destination, 0755, err);
+          if (targetfd < 0)
+            r = -1;
+          else if (p->cgroup)
+            r = mount_cgroup (p, targetfd, env, err);
+          else
+            r = mount_one_fs (p, targetfd, err);
+        }
+      if (r < 0)
+        return sbx_error_wrap (err, "mounts[%zu] (%s on %s)", i, p->m->type ? p->m->type : "bind",
+                               p->m->destination);
+    }
+  return 0;
+}

@@ -1,0 +1,55 @@
+/* config.json "mounts": planned in the parent (options parsed and checked before
+ * anything is created), applied in the container init with the new mount API:
+ *   bind:   open_tree(OPEN_TREE_CLONE) -> mount_setattr -> move_mount onto the target
+ *   others: fsopen -> fsconfig (each option) -> fsmount -> move_mount onto the target
+ * Targets are resolved inside the rootfs by fd (fs.h), so a symlink in the rootfs
+ * never sends a mount outside it. Mount syscalls are wrapped in mountapi.h. */
+#ifndef SBX_MOUNTS_H
+#define SBX_MOUNTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgroup.h"
+#include "error.h"
+#include "oci/config.h"
+
+struct mount_plan
+{
+  const struct oci_mount *m;
+  bool bind, recursive;         /* bind / rbind */
+  bool remount;
+  bool tmpcopyup;
+  bool idmap, recursive_idmap;
+  bool cgroup;                  /* type cgroup/cgroup2: see mounts_cgroup.c */
+  uint64_t attr_set, attr_clr;  /* MOUNT_ATTR_* on this mount */
+  uint64_t rec_attr_set, rec_attr_clr; /* applied with AT_RECURSIVE */
+  uint64_t propagation;         /* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE, 0 = none */
+  bool rec_propagation;
+  const char **fs_options;      /* passed to the filesystem with fsconfig */
+  size_t n_fs_options;
+};
+
+/* What the child needs besides the plan. */
+struct mounts_env
+{
+  int rootfd;    /* the container root (self-bind of the rootfs) */
+  int bundlefd;  /* relative bind sources are relative to the bundle */
+  bool userns;   /* running in a new user namespace (affects devices) */
+  const struct cgroup *cg; /* the container's cgroup, for "cgroup" mounts */
+  bool cgroupns;
+  const int *idmap_fds; /* per mount: a detached idmapped tree prepared by the parent, or -1 */
+};
+
+int mounts_plan (const struct oci_config *c, struct mount_plan **out, struct sbx_error *err);
+void mounts_plan_free (struct mount_plan *p, size_t n);
+int mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
+                  struct sbx_error *err);
+/* Mount one planned entry at an already-open target (used by mounts_apply). */
+int mount_one_fs (const struct mount_plan *p, int targetfd, struct sbx_error *err);
+/* mounts_cgroup.c */
+int mount_cgroup (const struct mount_plan *p, int targetfd, const struct mounts_env *env, struct sbx_error *err);
+/* mounts_copyup.c: copy the directory tree of `from` into `to` (tmpcopyup). */
+int copy_tree (int from, int to, int depth, struct sbx_error *err);
+
+#endif

@@ -1,0 +1,186 @@
+#include "build-config.h"
+#include "rootfs.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "mountapi.h"
+#include "util.h"
+
+int
+rootfs_prepare (const struct oci_config *c, const char *rootfs, struct sbx_error *err)
+{
+  /* Private by default: nothing mounted in the container reaches the host, and the
+   * host's later mounts do not appear inside. rootfsPropagation "slave" keeps the
+   * host -> container direction (Kubernetes' HostToContainer); "shared" gets a new
+   * peer group after the pivot (config-linux.md: not shared with the host). */
+  unsigned long prop = c->linux_.rootfs_propagation_flags == MS_SLAVE ? MS_SLAVE : MS_PRIVATE;
+  int fd;
+  if (mount (NULL, "/", NULL, MS_REC | prop, NULL) < 0)
+    return sbx_error_set (err, errno, "make / %s", prop == MS_SLAVE ? "rslave" : "rprivate");
+  if (mount (rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return sbx_error_set (err, errno, "bind the rootfs %s onto itself", rootfs);
+  /* Opened after the bind, so lookups through it see the new mount and what is
+   * mounted on top of it later. */
+  fd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open rootfs %s", rootfs);
+  return fd;
+}
+
+int
+rootfs_pivot (int rootfd, bool no_pivot, struct sbx_error *err)
+{
+  if (fchdir (rootfd) < 0)
+    return sbx_error_set (err, errno, "chdir to the rootfs");
+  if (no_pivot)
+    {
+      if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
+        return sbx_error_set (err, errno, "move the rootfs to /");
+      if (chroot (".") < 0)
+        return sbx_error_set (err, errno, "chroot");
+    }
+  else
+    {
+      /* pivot_root(".", ".") stacks the old root on top of the new one; detaching it
+       * leaves no way back to the host tree (no put_old directory needed). */
+      if (syscall (SYS_pivot_root, ".", ".") < 0)
+        return sbx_error_set (err, errno, "pivot_root");
+      if (umount2 (".", MNT_DETACH) < 0)
+        return sbx_error_set (err, errno, "detach the old root");
+    }
+  if (chdir ("/") < 0)
+    return sbx_error_set (err, errno, "chdir /");
+  return 0;
+}
+
+static int
+open_checked_null (int rootfd, struct sbx_error *err)
+{
+  struct stat st;
+  int fd = sys_openat2 (rootfd, "dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "maskedPaths: open /dev/null");
+  /* The mask must be the null device, not whatever the rootfs put at /dev/null
+   * (CVE-2025-31133: a symlink to core_pattern turned masks into writable binds). */
+  if (fstat (fd, &st) < 0 || !S_ISCHR (st.st_mode) || major (st.st_rdev) != 1 || minor (st.st_rdev) != 3)
+    {
+      close (fd);
+      return sbx_error_set (err, 0, "maskedPaths: /dev/null in the container is not the null device (1:3)");
+    }
+  return fd;
+}
+
+static int
+mask_dir (int targetfd, struct sbx_error *err)
+{
+  _cleanup_close_ int fsfd = sys_fsopen ("tmpfs", FSOPEN_CLOEXEC);
+  _cleanup_close_ int mnt = -1;
+  if (fsfd < 0 || sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "mode", "0555", 0) < 0
+      || sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "size", "4k", 0) < 0
+      || sys_fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    return sbx_error_set (err, errno, "empty tmpfs");
+  mnt = sys_fsmount (fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mnt < 0 || attach_mount (mnt, targetfd) < 0)
+    return sbx_error_set (err, errno, "mount empty tmpfs");
+  return 0;
+}
+
+static int
+mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
+{
+  _cleanup_close_ int nullfd = -1;
+  if (l->n_masked_paths == 0)
+    return 0;
+  nullfd = open_checked_null (rootfd, err);
+  if (nullfd < 0)
+    return -1;
+  for (size_t i = 0; i < l->n_masked_paths; i++)
+    {
+      const char *path = l->masked_paths[i];
+      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+                                                RESOLVE_ROOT_FLAGS);
+      struct stat st;
+      if (target < 0)
+        {
+          if (errno == ENOENT || errno == ENOTDIR)
+            continue; /* nothing there to hide */
+          return sbx_error_set (err, errno, "linux.maskedPaths[%zu]: open %s", i, path);
+        }
+      if (fstat (target, &st) < 0)
+        return sbx_error_set (err, errno, "linux.maskedPaths[%zu]: stat %s", i, path);
+      if (S_ISLNK (st.st_mode))
+        continue; /* resolves inside the container anyway; a mount cannot sit on it */
+      if (S_ISDIR (st.st_mode))
+        {
+          if (mask_dir (target, err) < 0)
+            return sbx_error_wrap (err, "linux.maskedPaths[%zu]: %s", i, path);
+        }
+      else
+        {
+          _cleanup_close_ int tree = sys_open_tree (nullfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+          if (tree < 0 || attach_mount (tree, target) < 0)
+            return sbx_error_set (err, errno, "linux.maskedPaths[%zu]: bind /dev/null over %s", i, path);
+        }
+    }
+  return 0;
+}
+
+static int
+readonly_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
+{
+  for (size_t i = 0; i < l->n_readonly_paths; i++)
+    {
+      const char *path = l->readonly_paths[i];
+      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+                                                RESOLVE_ROOT_FLAGS);
+      _cleanup_close_ int tree = -1;
+      struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+      struct stat st;
+      if (target < 0)
+        {
+          if (errno == ENOENT || errno == ENOTDIR)
+            continue;
+          return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: open %s", i, path);
+        }
+      if (fstat (target, &st) == 0 && S_ISLNK (st.st_mode))
+        continue;
+      tree = sys_open_tree (target, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+      if (tree < 0)
+        return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: clone %s", i, path);
+      if (sys_mount_setattr (tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro) < 0)
+        return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: make %s read-only", i, path);
+      if (attach_mount (tree, target) < 0)
+        return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: mount over %s", i, path);
+    }
+  return 0;
+}
+
+int
+rootfs_finalize (const struct oci_config *c, struct sbx_error *err)
+{
+  _cleanup_close_ int rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return sbx_error_set (err, errno, "open /");
+  if (mask_paths (rootfd, &c->linux_, err) < 0 || readonly_paths (rootfd, &c->linux_, err) < 0)
+    return -1;
+  if (c->root_readonly)
+    {
+      struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+      if (sys_mount_setattr (rootfd, "", AT_EMPTY_PATH, &ro) < 0)
+        return sbx_error_set (err, errno, "root.readonly: make / read-only");
+    }
+  if (c->linux_.rootfs_propagation_flags && c->linux_.rootfs_propagation_flags != MS_SLAVE)
+    {
+      if (mount (NULL, "/", NULL, MS_REC | c->linux_.rootfs_propagation_flags, NULL) < 0)
+        return sbx_error_set (err, errno, "linux.rootfsPropagation: %s", c->linux_.rootfs_propagation);
+    }
+  return 0;
+}

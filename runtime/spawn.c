@@ -1,0 +1,199 @@
+#include "build-config.h"
+#include "spawn.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sync.h"
+#include "util.h"
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+static pid_t
+sys_clone3 (struct clone_args *args)
+{
+  return (pid_t) syscall (SYS_clone3, args, sizeof *args);
+}
+
+/* Enter a namespace for our future children only (pid, time), remembering ours. */
+static int
+enter_for_children (const char *proc_name, int fd, int flag, int *saved, struct sbx_error *err)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/self/ns/%s", proc_name);
+  *saved = open (path, O_RDONLY | O_CLOEXEC);
+  if (*saved < 0)
+    return sbx_error_set (err, errno, "open %s", path);
+  if (fd >= 0 && setns (fd, flag) < 0)
+    return sbx_error_set (err, errno, "setns %s namespace", proc_name);
+  return 0;
+}
+
+static void
+restore_ns (int *saved, int flag)
+{
+  if (*saved >= 0)
+    {
+      (void) !setns (*saved, flag);
+      close (*saved);
+      *saved = -1;
+    }
+}
+
+int
+spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sbx_error *err)
+{
+  int sv[2];
+  int saved_pid = -1, saved_time = -1;
+  int pidfd = -1;
+  struct clone_args args = { 0 };
+  pid_t pid;
+  const struct ns_plan *ns = a->ns;
+
+  s->pid = -1;
+  s->pidfd = -1;
+  s->sync_fd = -1;
+  if (sync_socketpair (sv, err) < 0)
+    return -1;
+
+  if (ns->join_fd[SBX_NS_PID] >= 0
+      && enter_for_children ("pid", ns->join_fd[SBX_NS_PID], CLONE_NEWPID, &saved_pid, err) < 0)
+    goto fail;
+  if (ns->timens_in_parent)
+    {
+      if (enter_for_children ("time", -1, 0, &saved_time, err) < 0)
+        goto fail;
+      if (unshare (CLONE_NEWTIME) < 0)
+        {
+          sbx_error_set (err, errno, "unshare time namespace");
+          goto fail;
+        }
+      if (ns_write_time_offsets (a->config, err) < 0)
+        goto fail;
+    }
+
+  args.flags = CLONE_PIDFD | (uint64_t) (unsigned) ns->clone_flags;
+  args.pidfd = (uint64_t) (uintptr_t) &pidfd;
+  args.exit_signal = SIGCHLD;
+  if (cg->mode == CGROUP_MODE_UNIFIED && cg->v2_dirfd >= 0 && !ns->two_stage)
+    {
+      /* Born in its cgroup: no cgroup.procs write, and a cgroup namespace created by
+       * this same clone3 is rooted at the container's cgroup. */
+      args.flags |= CLONE_INTO_CGROUP;
+      args.cgroup = (uint64_t) cg->v2_dirfd;
+    }
+  pid = sys_clone3 (&args);
+  if (pid < 0)
+    {
+      sbx_error_set (err, errno, "clone3");
+      goto fail;
+    }
+  if (pid == 0)
+    {
+      close (sv[0]);
+      a->sync_fd = sv[1];
+      init_main (a);
+    }
+  restore_ns (&saved_pid, CLONE_NEWPID);
+  restore_ns (&saved_time, CLONE_NEWTIME);
+  close (sv[1]);
+  s->pid = pid;
+  s->pidfd = pidfd;
+  s->sync_fd = sv[0];
+  s->in_cgroup = (args.flags & CLONE_INTO_CGROUP) != 0;
+  return 0;
+
+fail:
+  restore_ns (&saved_pid, CLONE_NEWPID);
+  restore_ns (&saved_time, CLONE_NEWTIME);
+  close (sv[0]);
+  close (sv[1]);
+  return -1;
+}
+
+static int
+write_oom_score_adj (pid_t pid, int value, struct sbx_error *err)
+{
+  char path[64], buf[16];
+  _cleanup_close_ int fd = -1;
+  int n = snprintf (buf, sizeof buf, "%d", value);
+  snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) pid);
+  fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write (fd, buf, n) != n)
+    return sbx_error_set (err, errno, "process.oomScoreAdj: set %d", value);
+  return 0;
+}
+
+static int
+adopt_init (struct spawned *s, struct sbx_error *err)
+{
+  int32_t pid = 0;
+  size_t len = sizeof pid;
+  int pidfd;
+  if (sync_expect (s->sync_fd, SYNC_INIT_PID, &pid, &len, err) < 0)
+    return -1;
+  if (len != sizeof pid || pid <= 0)
+    return sbx_error_set (err, EPROTO, "sync: bad init pid");
+  /* The intermediate process is done; the init (its child) waits for us, so its pid
+   * cannot be recycled before pidfd_open. */
+  waitpid (s->pid, NULL, 0);
+  close (s->pidfd);
+  s->pid = pid;
+  s->pidfd = -1;
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (pidfd < 0)
+    return sbx_error_set (err, errno, "pidfd_open %d", pid);
+  s->pidfd = pidfd;
+  return 0;
+}
+
+int
+spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sbx_error *err)
+{
+  const struct oci_process *p = a->config->process;
+  const struct ns_plan *ns = a->ns;
+  if (cg->ops && !s->in_cgroup && cg->ops->enter (cg, s->pid, err) < 0)
+    return -1;
+  if (p && p->has_oom_score_adj && write_oom_score_adj (s->pid, p->oom_score_adj, err) < 0)
+    return -1;
+  if (ns->userns && !ns->two_stage && userns_write_maps (s->pid, a->config, a->as_root, err) < 0)
+    return -1;
+  if (sync_send (s->sync_fd, SYNC_GO, NULL, 0, err) < 0)
+    return -1;
+  if (ns->two_stage)
+    {
+      if (ns->unshare_flags & CLONE_NEWUSER)
+        {
+          if (sync_expect (s->sync_fd, SYNC_USERNS_CREATED, NULL, NULL, err) < 0
+              || userns_write_maps (s->pid, a->config, a->as_root, err) < 0
+              || sync_send (s->sync_fd, SYNC_MAPS_DONE, NULL, 0, err) < 0)
+            return -1;
+        }
+      if ((ns->unshare_flags & CLONE_NEWPID) && adopt_init (s, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+void
+spawn_kill (struct spawned *s)
+{
+  if (s->pid <= 0)
+    return;
+  if (s->pidfd >= 0)
+    syscall (SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL, 0);
+  else
+    kill (s->pid, SIGKILL);
+  waitpid (s->pid, NULL, 0);
+  s->pid = -1;
+}

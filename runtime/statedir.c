@@ -1,0 +1,267 @@
+#include "build-config.h"
+#include "statedir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "fs.h"
+#include "oci/json.h"
+#include "util.h"
+
+const char *
+container_status_name (enum container_status s)
+{
+  switch (s)
+    {
+    case STATUS_CREATED:
+      return "created";
+    case STATUS_RUNNING:
+      return "running";
+    case STATUS_PAUSED:
+      return "paused";
+    default:
+      return "stopped";
+    }
+}
+
+int
+statedir_validate_id (const char *id, struct sbx_error *err)
+{
+  size_t n = id ? strlen (id) : 0;
+  if (n == 0)
+    return sbx_error_set (err, 0, "invalid container id: the id must not be empty");
+  if (n > 255)
+    return sbx_error_set (err, 0, "invalid container id: longer than 255 characters");
+  if (strcmp (id, ".") == 0 || strcmp (id, "..") == 0 || id[0] == '-')
+    goto bad;
+  for (const char *p = id; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr ("_+.-", *p)))
+      goto bad;
+  return 0;
+bad:
+  {
+    /* Print the id safely: it may hold control characters. */
+    char shown[64];
+    size_t j = 0;
+    for (size_t i = 0; id[i] && j < sizeof shown - 4; i++)
+      shown[j++] = (id[i] >= 0x20 && id[i] < 0x7f) ? id[i] : '?';
+    shown[j] = '\0';
+    return sbx_error_set (err, 0, "invalid container id '%s': use only A-Z a-z 0-9 _ + . - (not '.', '..' or a leading '-')",
+                          shown);
+  }
+}
+
+char *
+statedir_default_root (void)
+{
+  const char *xdg;
+  if (geteuid () == 0)
+    return xstrdup ("/run/sbx-oci");
+  xdg = getenv ("XDG_RUNTIME_DIR");
+  if (xdg && *xdg)
+    return xasprintf ("%s/sbx-oci", xdg);
+  return xasprintf ("/tmp/sbx-oci-%d", (int) geteuid ());
+}
+
+static int
+mkdir_p (const char *path, mode_t mode)
+{
+  _cleanup_free_ char *copy = xstrdup (path);
+  for (char *p = copy + 1; *p; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        if (mkdir (copy, 0755) < 0 && errno != EEXIST)
+          return -1;
+        *p = '/';
+      }
+  if (mkdir (copy, mode) < 0 && errno != EEXIST)
+    return -1;
+  return 0;
+}
+
+int
+statedir_open_root (const char *root, bool create, struct sbx_error *err)
+{
+  int fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0 || !create || errno != ENOENT)
+    {
+      if (fd < 0)
+        return sbx_error_set (err, errno, "open state root %s", root);
+      return fd;
+    }
+  if (mkdir_p (root, 0700) < 0)
+    return sbx_error_set (err, errno, "create state root %s", root);
+  fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open state root %s", root);
+  return fd;
+}
+
+int
+statedir_claim (int rootfd, const char *id, struct sbx_error *err)
+{
+  int fd;
+  if (mkdirat (rootfd, id, 0700) < 0)
+    {
+      if (errno == EEXIST)
+        return sbx_error_set (err, 0, "container %s already exists", id);
+      return sbx_error_set (err, errno, "create state dir for %s", id);
+    }
+  fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open state dir for %s", id);
+  return fd;
+}
+
+int
+statedir_open (int rootfd, const char *id, struct sbx_error *err)
+{
+  int fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    {
+      if (errno == ENOENT)
+        return sbx_error_set (err, 0, "container %s does not exist", id);
+      return sbx_error_set (err, errno, "open state dir of %s", id);
+    }
+  return fd;
+}
+
+int
+statedir_remove (int rootfd, const char *id, struct sbx_error *err)
+{
+  _cleanup_close_ int dfd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  DIR *d;
+  struct dirent *de;
+  if (dfd < 0)
+    {
+      if (errno == ENOENT)
+        return 0;
+      return sbx_error_set (err, errno, "open state dir of %s", id);
+    }
+  /* The state dir holds only files we wrote (no subdirectories). */
+  d = fdopendir (dup (dfd));
+  if (!d)
+    return sbx_error_set (err, errno, "read state dir of %s", id);
+  while ((de = readdir (d)))
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (unlinkat (dfd, de->d_name, 0) < 0 && errno != ENOENT)
+        {
+          int e = errno;
+          closedir (d);
+          return sbx_error_set (err, e, "remove %s/%s", id, de->d_name);
+        }
+    }
+  closedir (d);
+  if (unlinkat (rootfd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return sbx_error_set (err, errno, "remove state dir of %s", id);
+  return 0;
+}
+
+int
+statedir_read_state (int dirfd, const char *id, struct sbx_state *s, struct sbx_error *err)
+{
+  _cleanup_free_ char *buf = NULL;
+  size_t len = 0;
+  if (json_read_file (dirfd, STATE_FILE, 1u << 20, &buf, &len, err) < 0)
+    {
+      if (err->errnum == ENOENT)
+        {
+          sbx_error_clear (err);
+          return sbx_error_set (err, 0, "container %s is being created or was not set up completely "
+                                        "(no state.json); `sbx-oci delete --force %s` removes it", id, id);
+        }
+      return -1;
+    }
+  return oci_state_parse (buf, len, s, err);
+}
+
+int
+statedir_write_state (int dirfd, const struct sbx_state *s, struct sbx_error *err)
+{
+  size_t len = 0;
+  _cleanup_free_ char *json = oci_state_file_json (s, &len);
+  if (!json)
+    return sbx_error_set (err, 0, "cannot serialise state.json");
+  return fs_write_atomic (dirfd, STATE_FILE, json, len, 0600, err);
+}
+
+int
+statedir_lock (int dirfd, struct sbx_error *err)
+{
+  if (flock (dirfd, LOCK_EX) < 0)
+    return sbx_error_set (err, errno, "lock state dir");
+  return 0;
+}
+
+uint64_t
+proc_start_time (pid_t pid)
+{
+  char path[64], buf[1024];
+  _cleanup_close_ int fd = -1;
+  ssize_t n;
+  char *p;
+  unsigned long long start = 0;
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  /* comm may hold spaces and parentheses: parse from the last ')'. */
+  p = strrchr (buf, ')');
+  if (!p)
+    return 0;
+  /* After ") ": state(3) ppid(4) ... starttime(22): skip 19 fields after state. */
+  {
+    char state;
+    int field = 0;
+    p += 2;
+    state = *p;
+    if (state == 'Z' || state == 'X')
+      return 0;
+    while (*p && field < 19)
+      {
+        if (*p == ' ')
+          field++;
+        p++;
+      }
+    if (sscanf (p, "%llu", &start) != 1)
+      return 0;
+  }
+  return start;
+}
+
+bool
+state_init_alive (const struct sbx_state *s)
+{
+  uint64_t st;
+  if (s->pid <= 0)
+    return false;
+  st = proc_start_time (s->pid);
+  return st != 0 && st == s->init_start_time;
+}
+
+enum container_status
+statedir_status (int dirfd, const struct sbx_state *s)
+{
+  struct stat st;
+  if (!state_init_alive (s))
+    return STATUS_STOPPED;
+  if (cgroup_is_frozen (s))
+    return STATUS_PAUSED;
+  if (fstatat (dirfd, EXEC_FIFO, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return STATUS_CREATED;
+  return STATUS_RUNNING;
+}

@@ -1,0 +1,62 @@
+/* The parent <-> container-init protocol: one message per SEQPACKET datagram, a
+ * fixed header and a small payload, with named types. Every step of create/run
+ * is one of these; an error in the child travels back as SYNC_ERROR and becomes the
+ * parent's error, so the user sees one line saying what failed in the sandbox.
+ *
+ * The order of a create (numbers as in runtime/container.c):
+ *   1  parent  clone3 -> child (in its new namespaces)
+ *   2  parent  cgroup, oom_score_adj, uid/gid maps            -> SYNC_GO
+ *   3  child   namespaces joined, mounts done                 -> SYNC_MOUNTS_DONE   (only with hooks)
+ *   4  parent  prestart + createRuntime hooks                 -> SYNC_HOOKS_DONE
+ *   5  child   createContainer hooks, pivot_root, devices,
+ *              sysctl, rlimits, program looked up              -> SYNC_READY
+ *   6a create: parent writes state.json + pid file            -> SYNC_COMMITTED, exits;
+ *              child waits on exec.fifo for `start`
+ *   6b run:    parent writes state.json                       -> SYNC_START
+ *   7  child   startContainer hooks, user, caps, seccomp, exec (the socket closes on exec: EOF = success)
+ */
+#ifndef SBX_SYNC_H
+#define SBX_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+enum sync_type
+{
+  SYNC_GO = 1,
+  SYNC_MOUNTS_DONE,
+  SYNC_HOOKS_DONE,
+  SYNC_READY,
+  SYNC_COMMITTED,
+  SYNC_START,
+  SYNC_ERROR,
+  SYNC_USERNS_CREATED, /* two-stage path: the child unshared its user namespace; map it */
+  SYNC_MAPS_DONE,
+  SYNC_INIT_PID,       /* two-stage path: the intermediate reports the init's pid */
+};
+
+struct sync_header
+{
+  uint32_t type;
+  int32_t errnum;
+  int32_t exit_hint;
+  uint32_t len;
+};
+
+#define SYNC_MAX_PAYLOAD 4096
+
+int sync_socketpair (int fds[2], struct sbx_error *err);
+int sync_send (int fd, enum sync_type type, const void *payload, size_t len, struct sbx_error *err);
+/* Report `e` to the peer; best effort (the child exits right after). */
+void sync_send_error (int fd, const struct sbx_error *e);
+/* Receive the next message, which must be `type`. A SYNC_ERROR becomes *err; EOF
+ * becomes "the container process exited during setup". Payload is optional. */
+int sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_error *err);
+/* After SYNC_START: EOF (the init exec'd, closing its O_CLOEXEC end) is success;
+ * SYNC_ERROR is the reason the exec failed. */
+int sync_wait_exec (int fd, struct sbx_error *err);
+const char *sync_type_name (enum sync_type type);
+
+#endif

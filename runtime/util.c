@@ -1,0 +1,63 @@
+#include "build-config.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Allocation failure in a short-lived CLI process has no useful recovery:
+ * report and abort rather than thread ENOMEM through every caller. */
+static void __attribute__ ((noreturn))
+oom (void)
+{
+  static const char msg[] = "sbx-oci: out of memory\n";
+  (void) !write (2, msg, sizeof msg - 1);
+  abort ();
+}
+
+void *
+xmalloc0 (size_t n)
+{
+  void *p = calloc (1, n ? n : 1);
+  if (!p)
+    oom ();
+  return p;
+}
+
+void *
+xrealloc (void *p, size_t n)
+{
+  void *q = realloc (p, n ? n : 1);
+  if (!q)
+    oom ();
+  return q;
+}
+
+char *
+xstrdup (const char *s)
+{
+  char *p = strdup (s ? s : "");
+  if (!p)
+    oom ();
+  return p;
+}
+
+char *
+xasprintf (const char *fmt, ...)
+{
+  char *out;
+  va_list ap;
+  va_start (ap, fmt);
+  if (vasprintf (&out, fmt, ap) < 0)
+    oom ();
+  va_end (ap);
+  return out;
+}
+
+size_t
+strv_len (char *const *v)
+{
+  size_t n = 0;
+  while (v && v[n])
+    n++;
+  return n;
+}

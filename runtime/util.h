@@ -1,0 +1,94 @@
+/* Small helpers used everywhere: cleanup attributes, ownership transfer,
+ * errno-preserving close, checked allocation. */
+#ifndef SBX_UTIL_H
+#define SBX_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__ ((cleanup (f)))
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+static inline void
+freep (void *p)
+{
+  free (*(void **) p);
+}
+
+/* Close without clobbering errno: cleanup runs on error paths whose errno the
+ * caller still reports. */
+static inline void
+close_preserve_errno (int fd)
+{
+  int saved = errno;
+  close (fd);
+  errno = saved;
+}
+
+static inline void
+closep (int *fd)
+{
+  if (*fd >= 0)
+    close_preserve_errno (*fd);
+}
+
+static inline void
+free_strv (char **v)
+{
+  if (v)
+    for (char **p = v; *p; p++)
+      free (*p);
+  free (v);
+}
+
+static inline void
+free_strvp (char ***v)
+{
+  free_strv (*v);
+}
+
+#define _cleanup_free_ _cleanup_ (freep)
+#define _cleanup_close_ _cleanup_ (closep)
+#define _cleanup_strv_ _cleanup_ (free_strvp)
+
+/* Hand an fd or pointer to a new owner: the local variable no longer frees it. */
+static inline int
+steal_fd (int *fd)
+{
+  int r = *fd;
+  *fd = -1;
+  return r;
+}
+#define steal_pointer(pp)                 \
+  ({                                      \
+    __typeof__ (*(pp)) _stolen = *(pp);   \
+    *(pp) = NULL;                         \
+    _stolen;                              \
+  })
+
+void *xmalloc0 (size_t n);
+void *xrealloc (void *p, size_t n);
+char *xstrdup (const char *s);
+char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+static inline bool
+str_eq (const char *a, const char *b)
+{
+  return a && b && strcmp (a, b) == 0;
+}
+
+static inline bool
+str_has_prefix (const char *s, const char *prefix)
+{
+  return strncmp (s, prefix, strlen (prefix)) == 0;
+}
+
+size_t strv_len (char *const *v);
+
+#endif
