@@ -298,6 +298,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->cg = &c->cg;
   a->state = &c->state;
   a->rootfs = c->rootfs;
+  a->bundle = c->bundle;
   a->bundle_fd = c->bundle_fd;
   a->fifo_fd = c->fifo_fd;
   a->foreground = foreground;
@@ -493,6 +494,8 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
         goto abort;
       close (c.child.sync_fd);
       c.child.sync_fd = -1;
+      close (c.state_fd); /* releases the create lock that start takes */
+      c.state_fd = -1;
       ret = container_start (ctx, o->id, err);
       goto out;
     }

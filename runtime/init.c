@@ -132,7 +132,7 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
   const struct oci_config *c = a->config;
   _cleanup_close_ int rootfd = -1;
   struct mounts_env env = {
-    .bundlefd = a->bundle_fd,
+    .bundle = a->bundle,
     .userns = a->ns->userns || a->ns->userns_joined,
     .cg = a->cg,
     .cgroupns = a->ns->cgroupns_new,
@@ -201,6 +201,7 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
   a->sync_fd = -1;
   /* The runtime that created us exits now: outlive it. */
   prctl (PR_SET_PDEATHSIG, 0);
+  a->pdeathsig = false;
   do
     r = read (a->fifo_fd, &byte, 1);
   while (r < 0 && errno == EINTR);
@@ -262,9 +263,11 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   /* 5. Root filesystem: mounts, devices, createContainer hooks, pivot_root, masks. */
   if (!a->ns->mountns_joined && setup_rootfs (a, err) < 0)
     return -1;
+  /* Host directories stay out of reach from here on (CVE-2024-21626). */
   if (a->bundle_fd >= 0)
     close (a->bundle_fd);
   a->bundle_fd = -1;
+  cgroup_close (a->cg);
 
   /* 6. Kernel parameters, then find the program: a missing one fails create. */
   if (process_apply_sysctls (&c->linux_, err) < 0 || process_apply_personality (&c->linux_, err) < 0)

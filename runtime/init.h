@@ -17,9 +17,10 @@ struct init_args
   const struct oci_config *config;
   const struct mount_plan *mount_plans;
   const struct ns_plan *ns;
-  const struct cgroup *cg;
+  struct cgroup *cg;             /* the child's copy: its fds are closed after setup */
   const struct sbx_state *state; /* for the hooks' stdin */
   const char *rootfs;            /* absolute host path */
+  const char *bundle;            /* absolute host path */
   int bundle_fd;
   int sync_fd;         /* the child's end */
   int fifo_fd;         /* create: exec.fifo opened O_RDWR; run: -1 */

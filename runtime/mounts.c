@@ -181,7 +181,7 @@ finish_mount (const struct mount_plan *p, int mntfd, bool set_plain_attrs, struc
 }
 
 int
-mount_one_fs (const struct mount_plan *p, int targetfd, struct sbx_error *err)
+mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_close_ int fsfd = sys_fsopen (m->type, FSOPEN_CLOEXEC);
@@ -249,6 +249,8 @@ mount_one_fs (const struct mount_plan *p, int targetfd, struct sbx_error *err)
     return sbx_error_set (err, errno, "move_mount");
   if (p->propagation && set_attrs (mntfd, 0, 0, p->propagation, p->rec_propagation, err) < 0)
     return -1;
+  if (mnt_out)
+    *mnt_out = steal_fd (&mntfd);
   return 0;
 }
 
@@ -261,8 +263,10 @@ mount_bind (const struct mount_plan *p, const struct mounts_env *env, int idmapp
   if (idmapped_fd >= 0)
     treefd = dup (idmapped_fd);
   else
-    treefd = sys_open_tree (env->bundlefd, m->source,
-                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
+    {
+      _cleanup_free_ char *src = m->source[0] == '/' ? xstrdup (m->source) : xasprintf ("%s/%s", env->bundle, m->source);
+      treefd = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
+    }
   if (treefd < 0)
     return sbx_error_set (err, errno, "open_tree %s", m->source);
   if (fstat (treefd, &st) < 0)
@@ -322,7 +326,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
           else if (p->cgroup)
             r = mount_cgroup (p, targetfd, env, err);
           else
-            r = mount_one_fs (p, targetfd, err);
+            r = mount_one_fs (p, targetfd, NULL, err);
         }
       if (r < 0)
         return sbx_error_wrap (err, "mounts[%zu] (%s on %s)", i, p->m->type ? p->m->type : "bind",

@@ -3,7 +3,11 @@
  *   bind:   open_tree(OPEN_TREE_CLONE) -> mount_setattr -> move_mount onto the target
  *   others: fsopen -> fsconfig (each option) -> fsmount -> move_mount onto the target
  * Targets are resolved inside the rootfs by fd (fs.h), so a symlink in the rootfs
- * never sends a mount outside it. Mount syscalls are wrapped in mountapi.h. */
+ * never sends a mount outside it. Mount syscalls are wrapped in mountapi.h.
+ *
+ * Sources are opened by path in the init's own mount namespace: open_tree() can only
+ * clone mounts of the caller's namespace, so an fd the parent opened (in the host's
+ * namespace) cannot serve as a bind source here. */
 #ifndef SBX_MOUNTS_H
 #define SBX_MOUNTS_H
 
@@ -34,7 +38,7 @@ struct mount_plan
 struct mounts_env
 {
   int rootfd;    /* the container root (self-bind of the rootfs) */
-  int bundlefd;  /* relative bind sources are relative to the bundle */
+  const char *bundle; /* relative bind sources are relative to the bundle (absolute path) */
   bool userns;   /* running in a new user namespace (affects devices) */
   const struct cgroup *cg; /* the container's cgroup, for "cgroup" mounts */
   bool cgroupns;
@@ -45,8 +49,9 @@ int mounts_plan (const struct oci_config *c, struct mount_plan **out, struct sbx
 void mounts_plan_free (struct mount_plan *p, size_t n);
 int mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
                   struct sbx_error *err);
-/* Mount one planned entry at an already-open target (used by mounts_apply). */
-int mount_one_fs (const struct mount_plan *p, int targetfd, struct sbx_error *err);
+/* Mount one planned entry at an already-open target (used by mounts_apply). With
+ * mnt_out, returns an fd to the new mount's root (targetfd still sees what it covers). */
+int mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);
 /* mounts_cgroup.c */
 int mount_cgroup (const struct mount_plan *p, int targetfd, const struct mounts_env *env, struct sbx_error *err);
 /* mounts_copyup.c: copy the directory tree of `from` into `to` (tmpcopyup). */

@@ -24,9 +24,9 @@ static const char *const v1_dir_names[CG1_COUNT] = {
 };
 
 static int
-bind_dir_fd (int srcfd, int targetfd, const struct mount_plan *p, struct sbx_error *err)
+bind_dir (const char *src, int targetfd, const struct mount_plan *p, struct sbx_error *err)
 {
-  _cleanup_close_ int tree = sys_open_tree (srcfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  _cleanup_close_ int tree = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   struct mount_attr attr = { .attr_set = p->attr_set, .attr_clr = p->attr_clr };
   if (tree < 0)
     return sbx_error_set (err, errno, "open_tree of the container's cgroup");
@@ -43,7 +43,7 @@ mount_v1 (const struct mount_plan *p, int targetfd, const struct cgroup *cg, str
   struct oci_mount tmpfs = *p->m;
   struct mount_plan tp = *p;
   static const char *opts[] = { "mode=755", NULL };
-  _cleanup_close_ int root = -1;
+  _cleanup_close_ int root = -1, mnt = -1;
   struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 
   tmpfs.type = "tmpfs";
@@ -53,20 +53,22 @@ mount_v1 (const struct mount_plan *p, int targetfd, const struct cgroup *cg, str
   tp.n_fs_options = 1;
   tp.attr_set &= ~(uint64_t) MOUNT_ATTR_RDONLY; /* made read-only after the binds */
   tp.propagation = 0;
-  if (mount_one_fs (&tp, targetfd, err) < 0)
+  if (mount_one_fs (&tp, targetfd, &mnt, err) < 0)
     return -1;
-  root = openat (targetfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  root = openat (mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
     return sbx_error_set (err, errno, "open the cgroup tmpfs");
   for (int i = 0; cg && i < CG1_COUNT; i++)
     {
       _cleanup_close_ int dir = -1;
+      _cleanup_free_ char *src = NULL;
       if (cg->v1_dirfd[i] < 0)
         continue;
+      src = xasprintf ("/sys/fs/cgroup/%s%s", v1_dir_names[i], cg->path);
       if (mkdirat (root, v1_dir_names[i], 0755) < 0 && errno != EEXIST)
         return sbx_error_set (err, errno, "mkdir %s", v1_dir_names[i]);
       dir = openat (root, v1_dir_names[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (dir < 0 || bind_dir_fd (cg->v1_dirfd[i], dir, p, err) < 0)
+      if (dir < 0 || bind_dir (src, dir, p, err) < 0)
         return dir < 0 ? sbx_error_set (err, errno, "open %s", v1_dir_names[i]) : sbx_error_wrap (err, "%s", v1_dir_names[i]);
     }
   if ((p->attr_set & MOUNT_ATTR_RDONLY) && sys_mount_setattr (root, "", AT_EMPTY_PATH, &ro) < 0)
@@ -88,10 +90,13 @@ mount_cgroup (const struct mount_plan *p, int targetfd, const struct mounts_env 
           m2.type = "cgroup2";
           m2.source = "cgroup2";
           p2.m = &m2;
-          return mount_one_fs (&p2, targetfd, err);
+          return mount_one_fs (&p2, targetfd, NULL, err);
         }
       if (cg && cg->v2_dirfd >= 0)
-        return bind_dir_fd (cg->v2_dirfd, targetfd, p, err);
+        {
+          _cleanup_free_ char *src = xasprintf ("/sys/fs/cgroup%s", cg->path);
+          return bind_dir (src, targetfd, p, err);
+        }
     }
   return mount_v1 (p, targetfd, cg && cg->mode != CGROUP_MODE_UNIFIED ? cg : NULL, err);
 }
