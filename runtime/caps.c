@@ -32,7 +32,9 @@ set_groups_and_ids (const struct oci_user *u, bool setgroups_allowed, struct sbx
         gids[i] = u->additional_gids[i];
       r = setgroups (u->n_additional_gids, gids);
       free (gids);
-      if (r < 0)
+      /* In a user namespace whose setgroups is "deny" (made by an unprivileged user)
+       * the group list cannot change at all: fine when none is asked for. */
+      if (r < 0 && !(errno == EPERM && u->n_additional_gids == 0))
         return sbx_error_set (err, errno, "process.user.additionalGids: setgroups");
     }
   else if (u->n_additional_gids > 0)

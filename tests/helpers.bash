@@ -107,6 +107,13 @@ use_userns() {
 		| .linux.uidMappings = [{"containerID":0,"hostID":100000,"size":65536}]
 		| .linux.gidMappings = [{"containerID":0,"hostID":100000,"size":65536}]'
 	# gid 5 (tty) is mapped, so the default devpts options stay valid.
+	# The mapped root (host uid 100000) must be able to reach the bundle: bats makes
+	# its temp dirs 0700, so open the path up for traversal (runc needs the same).
+	local d=$BUNDLE
+	while [ "$d" != / ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
 }
 
 new_id() {
