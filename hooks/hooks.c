@@ -33,6 +33,7 @@ exec_hook (const struct oci_hook *h, int stdin_fd)
   sigset_t none;
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
+  signal (SIGPIPE, SIG_DFL);
   if (dup2 (stdin_fd, 0) < 0)
     _exit (127);
   execve (h->path, (char *const *) (h->n_args ? h->args : fallback_argv),

@@ -385,6 +385,16 @@ fail:
   return -1;
 }
 
+/* create: the state is on disk; hand the init over to whoever adopts it. */
+static int
+commit (struct container *c, struct sbx_error *err)
+{
+  if (sync_send (c->child.sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0
+      || sync_expect (c->child.sync_fd, SYNC_COMMIT_ACK, NULL, NULL, err) < 0)
+    return -1;
+  return 0;
+}
+
 int
 container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err)
 {
@@ -392,7 +402,7 @@ container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_e
   int ret;
   container_init_struct (&c, ctx, o);
   ret = create_common (&c, false, err);
-  if (ret == 0 && sync_send (c.child.sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
+  if (ret == 0 && commit (&c, err) < 0)
     {
       container_abort (&c);
       ret = -1;
@@ -490,7 +500,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   if (detach)
     {
       /* create + start: the fifo path, then leave the container running. */
-      if (sync_send (c.child.sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0)
+      if (commit (&c, err) < 0)
         goto abort;
       close (c.child.sync_fd);
       c.child.sync_fd = -1;

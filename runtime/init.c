@@ -196,12 +196,15 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
     return sync_expect (a->sync_fd, SYNC_START, NULL, NULL, err);
   if (sync_expect (a->sync_fd, SYNC_COMMITTED, NULL, NULL, err) < 0)
     return -1;
+  /* The state is recorded and the runtime that created us is about to exit: outlive
+   * it, and only then let it go (it waits for the ack). */
+  prctl (PR_SET_PDEATHSIG, 0);
+  a->pdeathsig = false;
+  if (sync_send (a->sync_fd, SYNC_COMMIT_ACK, NULL, 0, err) < 0)
+    return -1;
   /* Nobody listens on the socket any more: later errors go to our stderr. */
   close (a->sync_fd);
   a->sync_fd = -1;
-  /* The runtime that created us exits now: outlive it. */
-  prctl (PR_SET_PDEATHSIG, 0);
-  a->pdeathsig = false;
   do
     r = read (a->fifo_fd, &byte, 1);
   while (r < 0 && errno == EINTR);

@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +151,9 @@ main (int argc, char **argv)
   const struct command *cmd = NULL;
   int first, done = 0, status;
 
+  /* A hook that exits without reading its stdin must not kill us with SIGPIPE
+   * (write() returns EPIPE instead). Children restore the default. */
+  signal (SIGPIPE, SIG_IGN);
   sbx_log_init (&ctx.log);
   ctx.as_root = geteuid () == 0;
   first = parse_globals (argc, argv, &ctx, &done, &err);

@@ -15,7 +15,7 @@ sync_type_name (enum sync_type type)
     [SYNC_GO] = "go",           [SYNC_MOUNTS_DONE] = "mounts-done", [SYNC_HOOKS_DONE] = "hooks-done",
     [SYNC_READY] = "ready",     [SYNC_COMMITTED] = "committed",     [SYNC_START] = "start",
     [SYNC_ERROR] = "error",     [SYNC_USERNS_CREATED] = "userns-created", [SYNC_MAPS_DONE] = "maps-done",
-    [SYNC_INIT_PID] = "init-pid",
+    [SYNC_INIT_PID] = "init-pid", [SYNC_COMMIT_ACK] = "commit-ack",
   };
   if ((size_t) type < ARRAY_SIZE (names) && names[type])
     return names[type];

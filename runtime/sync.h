@@ -10,8 +10,9 @@
  *   4  parent  prestart + createRuntime hooks                 -> SYNC_HOOKS_DONE
  *   5  child   createContainer hooks, pivot_root, devices,
  *              sysctl, rlimits, program looked up              -> SYNC_READY
- *   6a create: parent writes state.json + pid file            -> SYNC_COMMITTED, exits;
- *              child waits on exec.fifo for `start`
+ *   6a create: parent writes state.json + pid file            -> SYNC_COMMITTED;
+ *              child drops its parent-death signal             -> SYNC_COMMIT_ACK;
+ *              parent exits; child waits on exec.fifo for `start`
  *   6b run:    parent writes state.json                       -> SYNC_START
  *   7  child   startContainer hooks, user, caps, seccomp, exec (the socket closes on exec: EOF = success)
  */
@@ -35,6 +36,7 @@ enum sync_type
   SYNC_USERNS_CREATED, /* two-stage path: the child unshared its user namespace; map it */
   SYNC_MAPS_DONE,
   SYNC_INIT_PID,       /* two-stage path: the intermediate reports the init's pid */
+  SYNC_COMMIT_ACK,     /* create: the init no longer dies with the parent; the parent may exit */
 };
 
 struct sync_header

@@ -455,7 +455,7 @@ mount_count() {
 	for cmd in create run; do
 		start=$(date +%s%N)
 		set +e
-		timeout 20 "$SBX_OCI" --root "$SBX_ROOT" "$cmd" --bundle "$BUNDLE" "$ID" </dev/null \
+		timeout -s KILL 20 "$SBX_OCI" --root "$SBX_ROOT" "$cmd" --bundle "$BUNDLE" "$ID" </dev/null \
 			>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
 		status=$?
 		set -e
@@ -479,15 +479,14 @@ mount_count() {
 	local start end ms
 	start=$(date +%s%N)
 	set +e
-	timeout 20 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID" </dev/null >"$BATS_TEST_TMPDIR/out" 2>&1
+	timeout -s KILL 20 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID" </dev/null >"$BATS_TEST_TMPDIR/out" 2>&1
 	status=$?
 	set -e
 	end=$(date +%s%N)
 	ms=$(((end - start) / 1000000))
 	echo "status $status after $ms ms: $(head -c 300 "$BATS_TEST_TMPDIR/out")"
-	[ "$status" -ne 124 ] # not timed out
-	[ "$status" -lt 126 ] # not killed by a signal
-	[ "$ms" -lt 10000 ]
+	[ "$status" -lt 124 ] || { echo "killed after 20 s (status $status)" >&2; return 1; }
+	[ "$ms" -lt 10000 ] || { echo "took $ms ms" >&2; return 1; }
 	assert_no_state "$ID"
 }
 
@@ -545,10 +544,10 @@ mount_count() {
 	find /sys/fs/cgroup -depth -type d -name "$ID" -exec rmdir {} \; 2>/dev/null || true
 	"$SBX_OCI" --root "$SBX_ROOT" delete --force "$ID" >/dev/null 2>&1 || rm -rf "${SBX_ROOT:?}/$ID"
 
-	[ "$state_status" -eq 0 ]
+	[ "$state_status" -eq 0 ] || { echo "state failed on a container that create accepted" >&2; return 1; }
 	[ "$state_len" = $((2 * 1024 * 1024)) ]
 	[ "$delete_status" -eq 0 ]
-	[ "$alive" = no ]
+	[ "$alive" = no ] || { echo "delete --force left the container's init running" >&2; return 1; }
 }
 
 # -------------------------------------------------------------------- bundle

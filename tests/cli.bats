@@ -255,8 +255,7 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 	local log=$BATS_TEST_TMPDIR/log.json
 	raw_split --root "$SBX_ROOT" --log "$log" --log-format json run --bundle "$BATS_TEST_TMPDIR/no-bundle-"$'\xff' "$ID"
 	assert_one_line_error "no-bundle-"
-	cat "$log"
-	[ -s "$log" ]
+	[ -s "$log" ] || { echo "nothing was written to the log file; stderr said: $stderr" >&2; return 1; }
 	jq -e -s 'length == 1 and .[0].level == "error" and (.[0].msg | contains("no-bundle-"))' "$log"
 }
 

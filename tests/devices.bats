@@ -279,6 +279,28 @@ snapshot_dir() {
 	[ -c "$BUNDLE/rootfs$host/mynull" ]
 }
 
+@test "linux.devices under a user namespace: a char device is the host's node (1:11 /dev/kmsg), a fifo gets its container uid/gid" {
+	requires userns
+	[ -c /dev/kmsg ] || skip "the host has no /dev/kmsg"
+	use_userns
+	set_devices '[{"path":"/dev/kmsg","type":"c","major":1,"minor":11},
+		{"path":"/dev/myfifo","type":"p","fileMode":420,"uid":1,"gid":2}]'
+	set_script '/bin/probe stat /dev/kmsg | cut -d" " -f1,2; /bin/probe stat /dev/myfifo'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "char 1:11" ]
+	[ "${lines[1]}" = "fifo 0:0 0644 1:2" ]
+}
+
+@test "linux.devices under a user namespace: a host node with other numbers at the path is an error naming linux.devices[0]" {
+	requires userns
+	[ -c /dev/kmsg ] || skip "the host has no /dev/kmsg"
+	use_userns
+	set_devices '[{"path":"/dev/kmsg","type":"c","major":1,"minor":3}]'
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "linux.devices[0]"
+}
+
 # ------------------------------------------------------------------ hostile rootfs
 
 @test "CVE-2025-31133: rootfs /dev/null symlinked to /proc/sys/kernel/core_pattern (no /dev tmpfs): create fails, host core_pattern unchanged" {
@@ -289,6 +311,16 @@ snapshot_dir() {
 	sbx_split create --bundle "$BUNDLE" "$ID"
 	[ "$(cat /proc/sys/kernel/core_pattern)" = "$before" ]
 	assert_one_line_error "/dev/null"
+	assert_no_state "$ID"
+}
+
+@test "CVE-2025-31133: a config bind mount of a host file at /dev/null: create fails, the host file is unchanged" {
+	local host=$BATS_TEST_TMPDIR/fake-null
+	echo keep >"$host"
+	update_config --arg s "$host" '.mounts += [{"destination":"/dev/null","type":"bind","source":$s,"options":["bind"]}]'
+	sbx_split create --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "/dev/null"
+	[ "$(cat "$host")" = keep ]
 	assert_no_state "$ID"
 }
 

@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# config.md hooks: when each kind runs, in which namespace, with the state on stdin;
+# a failing create-time hook fails create and cleans up; poststop failures warn.
+
+load helpers
+
+hook_script() {
+	# $1 = name; the hook records its state JSON, its mount namespace and its args
+	local f=$BATS_TEST_TMPDIR/hook-$1
+	cat >"$f" <<-EOS
+	#!/bin/sh
+	cat >"$BATS_TEST_TMPDIR/$1.state"
+	readlink /proc/self/ns/mnt >"$BATS_TEST_TMPDIR/$1.mntns"
+	echo "\$@" >"$BATS_TEST_TMPDIR/$1.args"
+	EOS
+	chmod +x "$f"
+	echo "$f"
+}
+
+@test "hooks: every kind runs with the state on stdin, in the right order and namespace" {
+	local kinds="prestart createRuntime createContainer startContainer poststart poststop"
+	for k in $kinds; do
+		p=$(hook_script "$k")
+		if [ "$k" = startContainer ]; then
+			# startContainer resolves in the container: put the script in the rootfs
+			cp "$p" "$BUNDLE/rootfs/bin/hook-start"
+			sed -i "s#$BATS_TEST_TMPDIR#/hookout#g" "$BUNDLE/rootfs/bin/hook-start"
+			p=/bin/hook-start
+		fi
+		update_config --arg k "$k" --arg p "$p" '.hooks[$k] = [{"path": $p, "args": [$p, "arg1", $k]}]'
+	done
+	mkdir -p "$BATS_TEST_TMPDIR/out"
+	update_config --arg o "$BATS_TEST_TMPDIR" '.mounts += [{"destination":"/hookout","type":"bind","source":$o,"options":["rbind","rw"]}]'
+	set_args true
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	for k in $kinds; do
+		[ -s "$BATS_TEST_TMPDIR/$k.state" ] || { echo "hook $k did not run" >&2; false; }
+		jq -e --arg id "$ID" '.id == $id and .ociVersion == "1.3.0"' "$BATS_TEST_TMPDIR/$k.state"
+		[ "$(cat "$BATS_TEST_TMPDIR/$k.args")" = "arg1 $k" ]
+	done
+	local host_mnt
+	host_mnt=$(readlink /proc/self/ns/mnt)
+	# runtime namespace: prestart, createRuntime, poststart, poststop
+	for k in prestart createRuntime poststart poststop; do
+		[ "$(cat "$BATS_TEST_TMPDIR/$k.mntns")" = "$host_mnt" ]
+	done
+	# container namespace: createContainer, startContainer
+	[ "$(cat "$BATS_TEST_TMPDIR/createContainer.mntns")" != "$host_mnt" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/startContainer.mntns")" = "$(cat "$BATS_TEST_TMPDIR/createContainer.mntns")" ]
+	jq -e '.status == "stopped"' "$BATS_TEST_TMPDIR/poststop.state"
+	jq -e '.status == "running"' "$BATS_TEST_TMPDIR/poststart.state"
+	jq -e '.pid == 1' "$BATS_TEST_TMPDIR/startContainer.state"
+}
+
+@test "hooks: a failing createRuntime hook fails create and leaves nothing" {
+	update_config '.hooks.createRuntime = [{"path": "/bin/false"}]'
+	sbx_split create --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "hooks.createRuntime[0]"
+	assert_no_state "$ID"
+}
+
+@test "hooks: a hook that outlives its timeout is killed and create fails" {
+	update_config '.hooks.prestart = [{"path": "/bin/sleep", "args": ["sleep", "30"], "timeout": 1}]'
+	SECONDS=0
+	sbx_split create --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "timed out"
+	[ "$SECONDS" -lt 10 ]
+	assert_no_state "$ID"
+}
+
+@test "hooks: a failing poststop hook is a warning; delete still removes the container" {
+	update_config '.hooks.poststop = [{"path": "/bin/false"}]'
+	set_args true
+	sbx_detached create --bundle "$BUNDLE" "$ID"
+	sbx_detached start "$ID"
+	for _ in $(seq 50); do
+		sbx_ok state "$ID"
+		[ "$(jq -r .status <<<"$output")" = stopped ] && break
+		sleep 0.1
+	done
+	sbx_split delete "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *warning*poststop* ]]
+	assert_no_state "$ID"
+}
+
+@test "hooks: env is the hook's own, not the runtime's" {
+	local f=$BATS_TEST_TMPDIR/envhook
+	printf '#!/bin/sh\nenv > %s/env.out\n' "$BATS_TEST_TMPDIR" >"$f"
+	chmod +x "$f"
+	update_config --arg p "$f" '.hooks.prestart = [{"path": $p, "env": ["HOOKVAR=yes"]}]'
+	set_args true
+	RUNTIME_SECRET=x sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	grep -q HOOKVAR=yes "$BATS_TEST_TMPDIR/env.out"
+	! grep -q RUNTIME_SECRET "$BATS_TEST_TMPDIR/env.out"
+}

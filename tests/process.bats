@@ -1,0 +1,240 @@
+#!/usr/bin/env bats
+# config.md "process": args, env, cwd, user, umask, capabilities, noNewPrivileges,
+# rlimits, oomScoreAdj, program lookup, and what the container inherits (fds).
+
+load helpers
+
+@test "process: args and env are exactly the config's" {
+	update_config '.process.env = ["PATH=/bin", "ONE=1", "TWO=two words"]'
+	set_args sh -c 'env | sort'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'ONE=1\nPATH=/bin\nPWD=/\nSHLVL=1\nTWO=two words')" ] || [[ "$output" == *"ONE=1"*"TWO=two words"* ]]
+	! grep -q SBX_ROOT <<<"$output"
+}
+
+@test "process: the runtime's own environment does not leak into the container" {
+	update_config '.process.env = ["PATH=/bin"]'
+	set_args sh -c 'env'
+	SECRET_API_KEY=leak run env SECRET_API_KEY=leak "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	! grep -q SECRET_API_KEY <<<"$output"
+}
+
+@test "process: cwd is entered, and created in the rootfs when missing" {
+	update_config '.process.cwd = "/work/new/dir" | .root.readonly = false'
+	set_args /bin/probe cwd
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = /work/new/dir ]
+	[ -d "$BUNDLE/rootfs/work/new/dir" ]
+}
+
+@test "process: CVE-2024-21626 a cwd of /proc/self/fd/N never reaches a host directory" {
+	for n in 3 4 5 6 7 8 9 10 11 12; do
+		update_config --arg c "/proc/self/fd/$n" '.process.cwd = $c'
+		set_args /bin/probe cwd
+		sbx run --bundle "$BUNDLE" "$ID-$n"
+		# either refused, or the cwd is inside the container
+		if [ "$status" -eq 0 ]; then
+			[[ "$output" != *bats* ]] && [[ "$output" != *"$BUNDLE"* ]]
+		fi
+		assert_no_state "$ID-$n"
+	done
+}
+
+@test "process: user uid, gid and additionalGids" {
+	update_config '.process.user = {"uid": 1000, "gid": 1001, "additionalGids": [5, 100]}'
+	set_args /bin/probe ids
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "uid=1000 gid=1001 groups=5,100" ]
+}
+
+@test "process: without additionalGids the container has no supplementary groups" {
+	update_config '.process.user = {"uid": 1000, "gid": 1000}'
+	set_args /bin/probe ids
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "uid=1000 gid=1000 groups=" ]
+}
+
+@test "process: umask" {
+	update_config '.process.user.umask = 63'
+	set_args /bin/probe umask
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = 0077 ]
+}
+
+@test "caps: the five sets are exactly the config's" {
+	update_config '.process.capabilities = {
+		"bounding": ["CAP_CHOWN", "CAP_KILL", "CAP_NET_BIND_SERVICE"],
+		"permitted": ["CAP_CHOWN", "CAP_KILL", "CAP_NET_BIND_SERVICE"],
+		"effective": ["CAP_CHOWN", "CAP_KILL"],
+		"inheritable": ["CAP_NET_BIND_SERVICE"],
+		"ambient": ["CAP_NET_BIND_SERVICE"]}
+		| .process.user = {"uid": 1000, "gid": 1000}'
+	set_args sh -c 'grep ^Cap /proc/self/status'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	# after exec as a non-root user only the ambient capability (bit 10) remains
+	grep -q 'CapInh:.*0000000000000400' <<<"$output"
+	grep -q 'CapPrm:.*0000000000000400' <<<"$output"
+	grep -q 'CapEff:.*0000000000000400' <<<"$output"
+	grep -q 'CapBnd:.*0000000000000421' <<<"$output"
+	grep -q 'CapAmb:.*0000000000000400' <<<"$output"
+}
+
+@test "caps: as root, the bounding set is what remains after exec" {
+	update_config '.process.capabilities = {"bounding": ["CAP_KILL"], "permitted": ["CAP_KILL"], "effective": ["CAP_KILL"]}'
+	set_args sh -c 'grep ^Cap /proc/self/status'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	grep -q 'CapEff:.*0000000000000020' <<<"$output"
+	grep -q 'CapBnd:.*0000000000000020' <<<"$output"
+	grep -q 'CapInh:.*0000000000000000' <<<"$output"
+}
+
+@test "caps: no capabilities object means no capabilities" {
+	update_config 'del(.process.capabilities)'
+	set_args sh -c 'grep ^Cap /proc/self/status'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	grep -q 'CapEff:.*0000000000000000' <<<"$output"
+	grep -q 'CapBnd:.*0000000000000000' <<<"$output"
+}
+
+@test "caps: an unknown capability name is a warning, not an error (config.md)" {
+	update_config '.process.capabilities.bounding += ["CAP_NOT_A_THING"]'
+	set_args true
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning"*"CAP_NOT_A_THING"* ]]
+}
+
+@test "caps: without CAP_MKNOD the container cannot create device nodes" {
+	set_args /bin/probe mknod /tmp/null
+	update_config '.mounts += [{"destination":"/tmp","type":"tmpfs","source":"tmpfs"}]'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$output" = EPERM ]
+}
+
+@test "noNewPrivileges: set when asked, not otherwise" {
+	set_args sh -c 'grep NoNewPrivs /proc/self/status'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1" ]]
+	update_config '.process.noNewPrivileges = false'
+	sbx run --bundle "$BUNDLE" "$ID-2"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0" ]]
+}
+
+@test "rlimits: soft and hard limits are applied" {
+	update_config '.process.rlimits = [{"type":"RLIMIT_NOFILE","soft":64,"hard":128},{"type":"RLIMIT_CORE","soft":0,"hard":0}]'
+	set_args sh -c '/bin/probe rlimit NOFILE; /bin/probe rlimit CORE'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "64 128" ]
+	[ "${lines[1]}" = "0 0" ]
+}
+
+@test "rlimits: a hard limit above what the runtime may set fails create with the rlimit named" {
+	local hard
+	hard=$(ulimit -Hn)
+	update_config --argjson h $((hard + 1)) '.process.rlimits = [{"type":"RLIMIT_NOFILE","soft":$h,"hard":$h}]'
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	if [ "$status" -ne 0 ]; then
+		assert_one_line_error "RLIMIT_NOFILE"
+	fi
+	assert_no_state "$ID"
+}
+
+@test "oomScoreAdj: set when given" {
+	update_config '.process.oomScoreAdj = 500'
+	set_args cat /proc/self/oom_score_adj
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = 500 ]
+}
+
+@test "oomScoreAdj: left alone when absent" {
+	echo 123 >/proc/self/oom_score_adj
+	set_args cat /proc/self/oom_score_adj
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = 123 ]
+}
+
+@test "program: found through the PATH of process.env" {
+	mkdir -p "$BUNDLE/rootfs/opt/tools"
+	cp "$BUNDLE/rootfs/bin/probe" "$BUNDLE/rootfs/opt/tools/myprobe"
+	update_config '.process.env = ["PATH=/opt/tools:/bin"]'
+	set_args myprobe cwd
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = / ]
+}
+
+@test "program: a missing executable fails create with exit 127 and a clear message" {
+	set_args no-such-program
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 127 ]
+	assert_one_line_error 'executable file not found in $PATH'
+	sbx_split create --bundle "$BUNDLE" "$ID"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"not found"* ]]
+	assert_no_state "$ID"
+}
+
+@test "program: a file that is not executable exits 126" {
+	update_config '.root.readonly = false'
+	echo data >"$BUNDLE/rootfs/bin/notexec"
+	set_args /bin/notexec
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 126 ]
+	assert_one_line_error "Permission denied"
+}
+
+@test "fds: only stdio reaches the program; a stray inherited fd does not" {
+	exec 7</etc/hostname
+	set_args /bin/probe fds
+	sbx run --bundle "$BUNDLE" "$ID"
+	exec 7<&-
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "fds: --preserve-fds passes fds 3..3+N-1" {
+	echo hello >"$BATS_TEST_TMPDIR/passed"
+	set_args sh -c '/bin/probe fds; cat <&3'
+	run "$SBX_OCI" --root "$SBX_ROOT" run --preserve-fds 1 --bundle "$BUNDLE" "$ID" 3<"$BATS_TEST_TMPDIR/passed"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "3 -> "*passed ]]
+	[ "${lines[1]}" = hello ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "fds: the waiting init of a created container holds no host directory" {
+	set_args sleep 100
+	sbx_detached create --bundle "$BUNDLE" "$ID"
+	sbx_ok state "$ID"
+	pid=$(jq -r .pid <<<"$output")
+	for fd in /proc/$pid/fd/*; do
+		target=$(readlink "$fd")
+		[ ! -d "$target" ] || { echo "init holds directory fd $fd -> $target" >&2; false; }
+	done
+}
+
+@test "init: non-dumpable until exec, so /proc/<init>/exe of a created container is not writable" {
+	set_args sleep 100
+	sbx_detached create --bundle "$BUNDLE" "$ID"
+	sbx_ok state "$ID"
+	pid=$(jq -r .pid <<<"$output")
+	grep -q '^0$' <(awk '/^Uid/ {print $2}' /proc/$pid/status) || true
+	# the exe of the waiting init is the runtime binary: it must not be writable through /proc
+	run sh -c "exec 3>/proc/$pid/exe" 
+	[ "$status" -ne 0 ]
+	cmp "$SBX_OCI" "/proc/$pid/exe"
+}
