@@ -34,6 +34,7 @@
 #include "spawn.h"
 #include "statedir.h"
 #include "sync.h"
+#include "terminal.h"
 #include "util.h"
 
 #ifndef P_PIDFD
@@ -156,8 +157,6 @@ load_bundle (struct container *c, struct sbx_error *err)
     return sbx_error_set (err, 0, "root.path: the host's / cannot be a container's root");
   if (c->config->process && c->config->process->terminal && !c->o->console_socket)
     return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal");
-  if (c->config->process && c->config->process->terminal)
-    return sbx_error_set (err, 0, "process.terminal: terminals are not implemented yet (see issue 5)");
   return 0;
 }
 
@@ -308,12 +307,28 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->no_pivot = c->o->no_pivot;
   a->no_new_keyring = c->o->no_new_keyring;
   a->as_root = c->ctx->as_root;
+  a->console_fd = -1;
+  a->pty_slave = -1;
+  if (c->config->process && c->config->process->terminal)
+    {
+      a->console_fd = terminal_connect_socket (c->o->console_socket, err);
+      if (a->console_fd < 0)
+        return -1;
+    }
   a->parent_fds[0] = c->state_fd;
   a->parent_fds[1] = c->root_fd;
   a->parent_fds[2] = -1;
   a->parent_fds[3] = -1;
 
-  if (spawn_init (a, &c->cg, &c->child, err) < 0 || spawn_setup_child (a, &c->cg, &c->child, err) < 0)
+  if (spawn_init (a, &c->cg, &c->child, err) < 0)
+    {
+      if (a->console_fd >= 0)
+        close (a->console_fd);
+      return -1;
+    }
+  if (a->console_fd >= 0)
+    close (a->console_fd); /* the init has its own copy */
+  if (spawn_setup_child (a, &c->cg, &c->child, err) < 0)
     return -1;
   c->state.pid = c->child.pid;
   if (a->parent_hooks)

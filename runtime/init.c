@@ -30,6 +30,7 @@
 #include "rootfs.h"
 #include "statedir.h"
 #include "sync.h"
+#include "terminal.h"
 #include "util.h"
 
 static void
@@ -161,9 +162,20 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
     }
   if (run_container_hooks (a, SBX_HOOK_CREATE_CONTAINER, "creating", err) < 0)
     return -1;
-  if (rootfs_pivot (rootfd, a->no_pivot, err) < 0)
-    return -1;
-  return rootfs_finalize (c, err);
+  return rootfs_pivot (rootfd, a->no_pivot, err);
+}
+
+/* After the pivot, "/" is the container's root: the pty comes from its devpts. */
+static int
+setup_terminal (struct init_args *a, struct sbx_error *err)
+{
+  _cleanup_close_ int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return sbx_error_set (err, errno, "open /");
+  a->pty_slave = terminal_setup (root, a->config->process, a->console_fd, err);
+  close (a->console_fd);
+  a->console_fd = -1;
+  return a->pty_slave < 0 ? -1 : 0;
 }
 
 /* chdir to process.cwd, resolved inside the root with no magic links: a cwd of
@@ -263,8 +275,13 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
       || process_apply_lsm_labels (c, err) < 0)
     return -1;
 
-  /* 5. Root filesystem: mounts, devices, createContainer hooks, pivot_root, masks. */
+  /* 5. Root filesystem: mounts, devices, createContainer hooks, pivot_root, the
+   *    terminal, then masked/read-only paths and the read-only root. */
   if (!a->ns->mountns_joined && setup_rootfs (a, err) < 0)
+    return -1;
+  if (a->console_fd >= 0 && setup_terminal (a, err) < 0)
+    return -1;
+  if (!a->ns->mountns_joined && rootfs_finalize (c, err) < 0)
     return -1;
   /* Host directories stay out of reach from here on (CVE-2024-21626). */
   if (a->bundle_fd >= 0)
@@ -308,6 +325,12 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     return -1;
   if (a->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */
+  /* A session of its own: the caller's terminal (if any) is not the container's
+   * controlling tty, so TIOCSTI cannot push input into it. */
+  if (setsid () < 0 && errno != EPERM)
+    return sbx_error_set (err, errno, "setsid");
+  if (a->pty_slave >= 0 && terminal_attach (a->pty_slave, err) < 0)
+    return -1;
 
   /* 9. exec: on success the sync socket closes (O_CLOEXEC) and the parent sees EOF. */
   return program_exec (*program, p, err);

@@ -32,6 +32,8 @@ struct init_args
   bool no_new_keyring;
   bool as_root;        /* the runtime runs as root in the host user namespace */
   int *idmap_fds;      /* received from the parent */
+  int console_fd;      /* --console-socket, connected by the parent; -1 without a terminal */
+  int pty_slave;       /* the terminal's slave, once made */
   int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
 };
 

@@ -10,7 +10,7 @@ if [ ! -x "$busybox" ] || ! "$busybox" --list >/dev/null 2>&1 || ldd "$busybox" 
 	exit 1
 fi
 stamp=$out/.stamp
-if [ -f "$stamp" ] && [ "$stamp" -nt "$here/probe.c" ] && [ "$stamp" -nt "$0" ]; then
+if [ -f "$stamp" ] && [ "$stamp" -nt "$here/probe.c" ] && [ "$stamp" -nt "$here/recvtty.c" ] && [ "$stamp" -nt "$0" ]; then
 	exit 0
 fi
 rm -rf "$out"
@@ -20,6 +20,7 @@ for applet in $("$busybox" --list); do
 	[ "$applet" = busybox ] || ln -sf busybox "$out/rootfs/bin/$applet"
 done
 gcc -O2 -static -Wall -o "$out/rootfs/bin/probe" "$here/probe.c"
+gcc -O2 -Wall -o "$out/recvtty" "$here/recvtty.c"
 echo "root:x:0:0:root:/root:/bin/sh" >"$out/rootfs/etc/passwd"
 echo "root:x:0:" >"$out/rootfs/etc/group"
 chmod 1777 "$out/rootfs/tmp"

@@ -1,0 +1,19 @@
+/* process.terminal: a pty from the container's own devpts instance. The parent
+ * connects to --console-socket; the init opens ptmx inside the root (checked to be the
+ * devpts ptmx), gets the slave with TIOCGPTPEER (no path lookup a rootfs could
+ * redirect, CVE-2025-52565), binds it onto /dev/console, applies consoleSize, and sends
+ * the master over the socket (SCM_RIGHTS), as runc and crun do. */
+#ifndef SBX_TERMINAL_H
+#define SBX_TERMINAL_H
+
+#include "error.h"
+#include "oci/config.h"
+
+/* Parent: connect to the console socket; returns the connected fd. */
+int terminal_connect_socket (const char *path, struct sbx_error *err);
+/* Init, before pivot_root: make the pty, hand the master over; returns the slave fd. */
+int terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, struct sbx_error *err);
+/* Init, right before exec: make the slave the controlling terminal and stdio. */
+int terminal_attach (int slave, struct sbx_error *err);
+
+#endif
