@@ -53,6 +53,14 @@ gen_linux (yajl_gen g)
   GEN (gen_key_bool (g, "enabled", false));
   GEN (yajl_gen_map_close (g));
 
+  GEN (gen_string (g, "mountExtensions"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_string (g, "idmap"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_key_bool (g, "enabled", true));
+  GEN (yajl_gen_map_close (g));
+  GEN (yajl_gen_map_close (g));
+
   GEN (gen_string (g, "netDevices"));
   GEN (yajl_gen_map_open (g));
   GEN (gen_key_bool (g, "enabled", false));
@@ -80,8 +88,7 @@ oci_features_json (void)
   GEN (gen_string (g, "mountOptions"));
   GEN (yajl_gen_array_open (g));
   for (size_t i = 0; i < sbx_mount_options_count; i++)
-    if (sbx_mount_options[i].kind != MO_IDMAP && sbx_mount_options[i].kind != MO_RIDMAP)
-      GEN (gen_string (g, sbx_mount_options[i].name));
+    GEN (gen_string (g, sbx_mount_options[i].name));
   GEN (yajl_gen_array_close (g));
   if (gen_linux (g) < 0)
     goto gen_fail;

@@ -25,6 +25,7 @@
 #include "devices.h"
 #include "fs.h"
 #include "hooks/hooks.h"
+#include "idmap.h"
 #include "process_attrs.h"
 #include "program.h"
 #include "rootfs.h"
@@ -101,6 +102,20 @@ two_stage_namespaces (struct init_args *a, struct sbx_error *err)
         sync_send_error (a->sync_fd, err);
       _exit (0);
     }
+  return 0;
+}
+
+/* The parent made the idmapped bind mounts (only it may); take them, in mount order. */
+static int
+receive_idmapped_mounts (struct init_args *a, struct sbx_error *err)
+{
+  size_t n = a->config->n_mounts, got = SYNC_MAX_FDS, k = 0;
+  int fds[SYNC_MAX_FDS];
+  if (sync_expect_fds (a->sync_fd, SYNC_IDMAP_FDS, fds, &got, err) < 0)
+    return -1;
+  a->idmap_fds = xmalloc0 ((n + 1) * sizeof (int));
+  for (size_t i = 0; i < n; i++)
+    a->idmap_fds[i] = a->mount_plans[i].idmap && k < got ? fds[k++] : -1;
   return 0;
 }
 
@@ -259,6 +274,8 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (sync_expect (a->sync_fd, SYNC_GO, NULL, NULL, err) < 0)
     return -1;
   if (a->ns->two_stage && two_stage_namespaces (a, err) < 0)
+    return -1;
+  if (idmap_needed (c, a->mount_plans) && receive_idmapped_mounts (a, err) < 0)
     return -1;
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
   if (a->ns->userns)

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "idmap.h"
 #include "sync.h"
 #include "util.h"
 
@@ -157,6 +158,26 @@ adopt_init (struct spawned *s, struct sbx_error *err)
   return 0;
 }
 
+static int
+send_idmapped_mounts (struct init_args *a, struct spawned *s, struct sbx_error *err)
+{
+  size_t n = a->config->n_mounts, k = 0;
+  _cleanup_free_ int *fds = xmalloc0 ((n + 1) * sizeof (int));
+  _cleanup_free_ int *packed = xmalloc0 ((n + 1) * sizeof (int));
+  int ret = -1;
+  if (idmap_prepare (a->config, a->mount_plans, a->bundle, s->pid, fds, err) == 0)
+    {
+      for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0)
+          packed[k++] = fds[i];
+      ret = sync_send_fds (s->sync_fd, SYNC_IDMAP_FDS, packed, k, err);
+    }
+  for (size_t i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+  return ret;
+}
+
 int
 spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sbx_error *err)
 {
@@ -182,6 +203,8 @@ spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, st
       if ((ns->unshare_flags & CLONE_NEWPID) && adopt_init (s, err) < 0)
         return -1;
     }
+  if (idmap_needed (a->config, a->mount_plans) && send_idmapped_mounts (a, s, err) < 0)
+    return -1;
   return 0;
 }
 

@@ -37,6 +37,7 @@ enum sync_type
   SYNC_MAPS_DONE,
   SYNC_INIT_PID,       /* two-stage path: the intermediate reports the init's pid */
   SYNC_COMMIT_ACK,     /* create: the init no longer dies with the parent; the parent may exit */
+  SYNC_IDMAP_FDS,      /* parent -> init: detached idmapped bind mounts (SCM_RIGHTS) */
 };
 
 struct sync_header
@@ -59,6 +60,10 @@ int sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct
 /* After SYNC_START: EOF (the init exec'd, closing its O_CLOEXEC end) is success;
  * SYNC_ERROR is the reason the exec failed. */
 int sync_wait_exec (int fd, struct sbx_error *err);
+/* Messages that carry fds (SCM_RIGHTS), at most SYNC_MAX_FDS. */
+#define SYNC_MAX_FDS 64
+int sync_send_fds (int fd, enum sync_type type, const int *fds, size_t n, struct sbx_error *err);
+int sync_expect_fds (int fd, enum sync_type type, int *fds, size_t *n, struct sbx_error *err);
 const char *sync_type_name (enum sync_type type);
 
 #endif
