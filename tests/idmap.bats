@@ -30,11 +30,12 @@ setup_idmap_dir() {
 	use_userns
 	setup_idmap_dir
 	update_config --arg s "$IDM" '.mounts += [{"destination":"/work","type":"bind","source":$s,"options":["rbind","idmap"],
-		"uidMappings":[{"containerID":100005,"hostID":0,"size":1}],"gidMappings":[{"containerID":100007,"hostID":0,"size":1}]}]'
+		"uidMappings":[{"containerID":0,"hostID":100005,"size":1}],"gidMappings":[{"containerID":0,"hostID":100007,"size":1}]}]'
 	set_args stat -c "%u:%g" /work/owned-by-host-root
 	sbx run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ]
-	# host 0 -> 100005/100007 through the mount, which the container's userns shows as 5:7
+	# as in runc and crun, the mappings are a user namespace's: on-disk (containerID) 0
+	# is seen through the mount as host 100005/100007, which the container's userns shows as 5:7
 	[ "$output" = "5:7" ]
 }
 
