@@ -92,7 +92,9 @@ parse_mounts (yajl_val root, const struct oci_parse_ctx *ctx, struct oci_config 
           || oci_id_mappings_parse (e, p, "uidMappings", &m->uid_mappings, &m->n_uid_mappings, err) < 0
           || oci_id_mappings_parse (e, p, "gidMappings", &m->gid_mappings, &m->n_gid_mappings, err) < 0)
         return -1;
-      if (m->destination[0] != '/')
+      /* Only for a destination validation will accept: an invalid one gets its error
+       * alone, not a warning first. */
+      if (m->destination[0] && m->destination[0] != '/' && !strstr (m->destination, ".."))
         warn (ctx, "%s.destination: relative path '%s' is deprecated; it is resolved from the container's /", p,
               m->destination);
     }

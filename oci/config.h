@@ -140,6 +140,7 @@ struct oci_namespace
 {
   bool present;     /* listed in linux.namespaces */
   const char *path; /* join this one; NULL = create a new one */
+  size_t index;     /* position in linux.namespaces, for error messages */
 };
 
 struct oci_linux

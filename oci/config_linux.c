@@ -38,6 +38,7 @@ parse_namespaces (yajl_val obj, const char *path, struct oci_linux *l, struct sb
         return sbx_error_set (err, 0, "%s.path: '%s' must be an absolute path", p, nspath);
       l->ns[ns].present = true;
       l->ns[ns].path = nspath && *nspath ? nspath : NULL;
+      l->ns[ns].index = i;
     }
   return 0;
 }

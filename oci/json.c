@@ -83,9 +83,59 @@ json_read_file (int dirfd, const char *path, size_t max_size, char **out, size_t
 
 /* ------------------------------------------------------------------ parsing */
 
+/* Duplicate-key detection: a linear scan for small objects, a hash set once an
+ * object grows past KEYSET_THRESHOLD keys (a 150k-key annotation map must not take
+ * quadratic time). One set per nesting level, freed when the object closes. */
+#define KEYSET_THRESHOLD 16
+
+struct keyset
+{
+  size_t cap; /* power of two, 0 when unused */
+  const char **slots;
+};
+
+static uint64_t
+hash_key (const char *s)
+{
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+  return h;
+}
+
+/* Returns false if the key was already present. */
+static bool
+keyset_insert (struct keyset *k, const char *key)
+{
+  size_t i = hash_key (key) & (k->cap - 1);
+  while (k->slots[i])
+    {
+      if (strcmp (k->slots[i], key) == 0)
+        return false;
+      i = (i + 1) & (k->cap - 1);
+    }
+  k->slots[i] = key;
+  return true;
+}
+
+static void
+keyset_grow (struct keyset *k, yajl_val obj)
+{
+  /* Keep the load factor under 1/2: rebuild from the object's keys. */
+  size_t want = 64;
+  while (want < obj->u.object.len * 4)
+    want *= 2;
+  free (k->slots);
+  k->slots = xmalloc0 (want * sizeof (char *));
+  k->cap = want;
+  for (size_t i = 0; i < obj->u.object.len; i++)
+    keyset_insert (k, obj->u.object.keys[i]);
+}
+
 struct builder
 {
   yajl_val stack[SBX_JSON_MAX_DEPTH + 1];
+  struct keyset keys[SBX_JSON_MAX_DEPTH + 1];
   size_t depth;
   char *key; /* pending object key, owned until attached */
   yajl_val root;
@@ -126,13 +176,26 @@ attach (struct builder *b, yajl_val v)
   if (parent->type == yajl_t_object)
     {
       size_t n = parent->u.object.len;
-      for (size_t i = 0; i < n; i++)
-        if (strcmp (parent->u.object.keys[i], b->key) == 0)
-          {
-            b->fail = "duplicate object key";
-            json_free (v);
-            return 0;
-          }
+      struct keyset *ks = &b->keys[b->depth - 1];
+      bool dup = false;
+      if (n < KEYSET_THRESHOLD)
+        {
+          for (size_t i = 0; i < n; i++)
+            if (strcmp (parent->u.object.keys[i], b->key) == 0)
+              dup = true;
+        }
+      else
+        {
+          if (ks->cap < (n + 1) * 2)
+            keyset_grow (ks, parent);
+          dup = !keyset_insert (ks, b->key);
+        }
+      if (dup)
+        {
+          b->fail = "duplicate object key";
+          json_free (v);
+          return 0;
+        }
       if (needs_growth (n))
         {
           size_t cap = grown_capacity (n);
@@ -244,6 +307,9 @@ cb_end (void *ctx)
 {
   struct builder *b = ctx;
   b->depth--;
+  free (b->keys[b->depth].slots);
+  b->keys[b->depth].slots = NULL;
+  b->keys[b->depth].cap = 0;
   return 1;
 }
 
@@ -283,6 +349,7 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
   yajl_handle h;
   yajl_status st;
   size_t off, line, col;
+  bool at_end = false;
 
   if (memchr (buf, '\0', len))
     {
@@ -296,7 +363,10 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
   yajl_config (h, yajl_allow_comments, 0);
   st = yajl_parse (h, (const unsigned char *) buf, len);
   if (st == yajl_status_ok)
-    st = yajl_complete_parse (h);
+    {
+      st = yajl_complete_parse (h);
+      at_end = true; /* its byte count is of the (empty) final call: the error is at the end */
+    }
   if (st == yajl_status_ok && b.root)
     {
       yajl_free (h);
@@ -304,7 +374,7 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
       return b.root;
     }
 
-  off = yajl_get_bytes_consumed (h);
+  off = at_end ? len : yajl_get_bytes_consumed (h);
   if (off > len)
     off = len;
   offset_to_line_col (buf, off, &line, &col);
@@ -328,6 +398,8 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
       yajl_free_error (h, msg);
     }
   free (b.key);
+  for (size_t i = 0; i <= SBX_JSON_MAX_DEPTH; i++)
+    free (b.keys[i].slots);
   json_free (b.root);
   yajl_free (h);
   return NULL;

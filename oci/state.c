@@ -113,7 +113,7 @@ oci_state_parse (const char *buf, size_t len, struct sbx_state *s, struct sbx_er
       || json_get_string (priv, "state.json.sbx", "initStartTime", true, &start, err) < 0
       || json_get_i64 (priv, "state.json.sbx", "cgroupMode", true, 0, 16, &mode, NULL, err) < 0
       || json_get_i64 (priv, "state.json.sbx", "cgroupV1Mask", true, 0, UINT32_MAX, &mask, NULL, err) < 0
-      || json_get_i64 (priv, "state.json.sbx", "cgroupOwnedFrom", true, 0, 4096, &owned, NULL, err) < 0
+      || json_get_i64 (priv, "state.json.sbx", "cgroupOwnedFrom", true, 0, 1 << 21, &owned, NULL, err) < 0
       || json_get_bool (priv, "state.json.sbx", "hasProcess", &s->has_process, NULL, err) < 0
       || json_get_bool (priv, "state.json.sbx", "cgroupns", &s->has_cgroupns, NULL, err) < 0
       || json_get_bool (priv, "state.json.sbx", "userns", &s->userns, NULL, err) < 0

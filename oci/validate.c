@@ -125,7 +125,8 @@ check_user_namespace (const struct oci_config *c, bool as_root, struct sbx_error
   if (!user->present)
     {
       if (mappings)
-        return sbx_error_set (err, 0, "linux.uidMappings: mappings are set but linux.namespaces has no user namespace");
+        return sbx_error_set (err, 0, "linux.%s: mappings are set but linux.namespaces has no user namespace",
+                              l->n_uid_mappings ? "uidMappings" : "gidMappings");
       if (!as_root)
         return sbx_error_set (err, 0,
                               "linux.namespaces: running as an unprivileged user needs a user namespace "
@@ -135,8 +136,8 @@ check_user_namespace (const struct oci_config *c, bool as_root, struct sbx_error
   if (user->path)
     {
       if (mappings)
-        return sbx_error_set (err, 0, "linux.uidMappings: must not be set when joining the user namespace %s",
-                              user->path);
+        return sbx_error_set (err, 0, "linux.%s: must not be set when joining the user namespace %s",
+                              l->n_uid_mappings ? "uidMappings" : "gidMappings", user->path);
       return 0;
     }
   if (!l->n_uid_mappings || !l->n_gid_mappings)

@@ -143,6 +143,7 @@ cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path)
   memset (cg, 0, sizeof *cg);
   cg->mode = mode;
   cg->path = path ? xstrdup (path) : NULL;
+  cg->owned_from = CGROUP_OWNS_NOTHING;
   cg->v2_dirfd = -1;
   for (int i = 0; i < CG1_COUNT; i++)
     cg->v1_dirfd[i] = -1;
@@ -243,8 +244,11 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
       int next;
       if (mkdirat (cur, comp, 0755) == 0)
         {
+          /* recorded at once: a failure further down must still clean this up */
           if (first_created < 0)
             first_created = idx;
+          if (owned_from && idx < *owned_from)
+            *owned_from = idx;
         }
       else if (errno != EEXIST)
         return sbx_error_set (err, errno, "mkdir cgroup %s", path);
@@ -254,7 +258,7 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
       close (cur);
       cur = next;
     }
-  if (owned_from && (first_created >= 0 && (first_created < *owned_from || *owned_from < 0)))
+  if (owned_from && first_created >= 0 && first_created < *owned_from)
     *owned_from = first_created;
   *out_fd = steal_fd (&cur);
   return 0;

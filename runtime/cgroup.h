@@ -16,7 +16,11 @@
 
 #include "context.h"
 #include "error.h"
+#include "log.h"
+#include "oci/resources.h"
 #include "oci/state.h"
+
+struct cgroup_device_defaults;
 
 enum cgroup_mode
 {
@@ -50,11 +54,23 @@ struct cgroup
   const struct cgroup_ops *ops;
   char *path; /* e.g. "/sbx-oci/ID", relative to each hierarchy's root */
   int owned_from; /* path components from this index on were created by us */
+#define CGROUP_OWNS_NOTHING (1 << 20)
   /* v2 (unified, or hybrid's cgroup2 mount when used) */
   int v2_dirfd;
   /* v1: one dir per hierarchy we joined, -1 when not used */
   int v1_dirfd[CG1_COUNT];
-  uint32_t v1_mask; /* controllers used */
+  uint32_t v1_mask;     /* controllers joined */
+  uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
+};
+
+struct cgroup_stats
+{
+  bool has_memory, has_oom, has_pids, has_cpu;
+  uint64_t memory_usage, memory_peak, memory_limit, memory_failcnt;
+  uint64_t memory_max_events; /* times the limit was hit */
+  uint64_t oom_kill;          /* processes killed by the OOM killer */
+  uint64_t pids_current, pids_limit; /* UINT64_MAX = max */
+  uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns, cpu_throttled_periods, cpu_throttled_ns;
 };
 
 struct cgroup_ops
@@ -73,6 +89,11 @@ struct cgroup_ops
   int (*pids) (struct cgroup *cg, pid_t **pids, size_t *n, struct sbx_error *err);
   /* Remove the cgroup dirs, killing leftover tasks first (bounded retries). */
   int (*destroy) (struct cgroup *cg, struct sbx_error *err);
+  /* Apply linux.resources. With defaults, the device allow-list is installed even if
+   * the resources have no devices (create); without, only if they do (update). */
+  int (*apply) (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
+                struct sbx_log *log, struct sbx_error *err);
+  int (*stats) (struct cgroup *cg, struct cgroup_stats *s);
 };
 
 extern const struct cgroup_ops cgroup_v1_ops;
@@ -90,6 +111,17 @@ void cgroup_close (struct cgroup *cg);
 /* Open the cgroup recorded in a container state; returns 0 with mode NONE if none. */
 int cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx_error *err);
 bool cgroup_is_frozen (const struct sbx_state *s);
+
+/* Backend parts in their own files. */
+int cgroup_v1_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
+                     struct sbx_log *log, struct sbx_error *err);
+int cgroup_v2_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
+                     struct sbx_log *log, struct sbx_error *err);
+int cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s);
+int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
+/* v1 hierarchies to join for these resources, and the subset that must exist. */
+uint32_t cgroup_v1_mask_for (const struct oci_resources *r);
+uint32_t cgroup_v1_required_for (const struct oci_resources *r);
 
 /* Shared helpers of the two backends (cgroup.c). */
 int cgroup_read_pids_at (int dirfd, pid_t **pids, size_t *n, struct sbx_error *err);

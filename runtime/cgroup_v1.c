@@ -39,10 +39,48 @@ tracking_fd (struct cgroup *cg)
   return -1;
 }
 
+/* A new cpuset cgroup starts with no CPUs and no memory nodes, and no task can join
+ * it: give each level we walk through its parent's sets (those we did not create
+ * already have theirs). */
+static int
+fill_cpuset (int root, const char *path, struct sbx_error *err)
+{
+  _cleanup_free_ char *copy = xstrdup (path);
+  _cleanup_close_ int parent = dup (root);
+  char *save = NULL;
+  for (char *comp = strtok_r (copy, "/", &save); comp; comp = strtok_r (NULL, "/", &save))
+    {
+      static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+      int dir = openat (parent, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (dir < 0)
+        return sbx_error_set (err, errno, "open cpuset cgroup %s", comp);
+      for (size_t f = 0; f < ARRAY_SIZE (files); f++)
+        {
+          char mine[256] = { 0 }, theirs[256] = { 0 };
+          _cleanup_close_ int a = openat (dir, files[f], O_RDONLY | O_CLOEXEC);
+          _cleanup_close_ int b = openat (parent, files[f], O_RDONLY | O_CLOEXEC);
+          if (a < 0 || b < 0 || read (a, mine, sizeof mine - 1) < 0 || read (b, theirs, sizeof theirs - 1) < 0)
+            continue;
+          if (mine[0] == '\n' || mine[0] == '\0')
+            {
+              theirs[strcspn (theirs, "\n")] = '\0';
+              if (cgroup_write_at (dir, files[f], theirs, err) < 0)
+                {
+                  close (dir);
+                  return sbx_error_wrap (err, "cgroup cpuset %s", comp);
+                }
+            }
+        }
+      close (parent);
+      parent = dir;
+    }
+  return 0;
+}
+
 static int
 v1_create (struct cgroup *cg, struct sbx_error *err)
 {
-  cg->owned_from = -1;
+  cg->owned_from = CGROUP_OWNS_NOTHING; /* lowered as we create components */
   cg->v1_mask |= 1u << CG1_FREEZER;
   for (int i = 0; i < CG1_COUNT; i++)
     {
@@ -52,20 +90,20 @@ v1_create (struct cgroup *cg, struct sbx_error *err)
       root = open_hierarchy (i);
       if (root < 0)
         {
-          if (i == CG1_FREEZER)
+          if (!(cg->v1_required & (1u << i)))
             {
-              /* No freezer: track membership through another joined hierarchy. */
+              /* Not needed by the config: track membership through another hierarchy. */
               cg->v1_mask &= ~(1u << i);
               continue;
             }
-          return sbx_error_set (err, errno, "cgroup v1 controller %s is not mounted at /sys/fs/cgroup/%s",
-                                v1_names[i], v1_names[i]);
+          return sbx_error_set (err, errno, "linux.resources: cgroup v1 controller %s is not mounted at "
+                                            "/sys/fs/cgroup/%s", v1_names[i], v1_names[i]);
         }
       if (cgroup_mkdir_path (root, cg->path, &cg->owned_from, &cg->v1_dirfd[i], err) < 0)
         return sbx_error_wrap (err, "cgroup %s", v1_names[i]);
+      if (i == CG1_CPUSET && fill_cpuset (root, cg->path, err) < 0)
+        return -1;
     }
-  if (cg->owned_from < 0)
-    cg->owned_from = 1 << 20; /* nothing created by us: never remove an ancestor */
   if (tracking_fd (cg) < 0)
     return sbx_error_set (err, 0, "no cgroup v1 hierarchy is usable (freezer is not mounted)");
   return 0;
@@ -222,6 +260,8 @@ v1_destroy (struct cgroup *cg, struct sbx_error *err)
 }
 
 const struct cgroup_ops cgroup_v1_ops = {
+  .apply = cgroup_v1_apply,
+  .stats = cgroup_v1_stats,
   .create = v1_create,
   .open = v1_open,
   .enter = v1_enter,

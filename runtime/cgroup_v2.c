@@ -18,17 +18,50 @@ open_root (void)
   return open ("/sys/fs/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* In every ancestor we created (never in one we did not), enable for its children
+ * all the controllers it has, so the container's cgroup gets them. */
+static int
+enable_controllers (int root, const char *path, int owned_from, struct sbx_error *err)
+{
+  _cleanup_free_ char *copy = xstrdup (path);
+  _cleanup_close_ int cur = dup (root);
+  char *save = NULL, *comp, *next;
+  int idx = 0;
+  for (comp = strtok_r (copy, "/", &save); comp; comp = next, idx++)
+    {
+      int dir = openat (cur, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      next = strtok_r (NULL, "/", &save);
+      if (dir < 0)
+        return sbx_error_set (err, errno, "open cgroup %s", comp);
+      close (cur);
+      cur = dir;
+      if (next && idx >= owned_from)
+        {
+          char avail[512] = { 0 }, want[768] = { 0 };
+          _cleanup_close_ int fd = openat (dir, "cgroup.controllers", O_RDONLY | O_CLOEXEC);
+          size_t len = 0;
+          if (fd < 0 || read (fd, avail, sizeof avail - 1) < 0)
+            continue;
+          for (char *c = strtok (avail, " \n"); c; c = strtok (NULL, " \n"))
+            len += snprintf (want + len, sizeof want - len, "%s+%s", len ? " " : "", c);
+          if (len && cgroup_write_at (dir, "cgroup.subtree_control", want, err) < 0)
+            return sbx_error_wrap (err, "enable controllers in cgroup %s", comp);
+        }
+    }
+  return 0;
+}
+
 static int
 v2_create (struct cgroup *cg, struct sbx_error *err)
 {
   _cleanup_close_ int root = open_root ();
   if (root < 0)
     return sbx_error_set (err, errno, "open /sys/fs/cgroup");
-  cg->owned_from = -1;
+  cg->owned_from = CGROUP_OWNS_NOTHING; /* lowered as we create components */
   if (cgroup_mkdir_path (root, cg->path, &cg->owned_from, &cg->v2_dirfd, err) < 0)
     return -1;
-  if (cg->owned_from < 0)
-    cg->owned_from = 1 << 20;
+  if (cg->owned_from != CGROUP_OWNS_NOTHING && enable_controllers (root, cg->path, cg->owned_from, err) < 0)
+    return -1;
   return 0;
 }
 
@@ -163,6 +196,8 @@ v2_destroy (struct cgroup *cg, struct sbx_error *err)
 }
 
 const struct cgroup_ops cgroup_v2_ops = {
+  .apply = cgroup_v2_apply,
+  .stats = cgroup_v2_stats,
   .create = v2_create,
   .open = v2_open,
   .enter = v2_enter,

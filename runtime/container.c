@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -24,12 +25,14 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_devices.h"
 #include "fs.h"
 #include "hooks/hooks.h"
 #include "init.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "oci/config.h"
+#include "oci/resources.h"
 #include "oci/state.h"
 #include "spawn.h"
 #include "statedir.h"
@@ -53,12 +56,16 @@ struct container
   struct oci_config *config;
   struct mount_plan *mount_plans;
   struct ns_plan ns;
+  struct oci_resources resources;
   struct cgroup cg;
   bool cgroup_created;
   struct sbx_state state;
   struct spawned child;
   int fifo_fd;
   struct init_args init;
+  bool forward_signals;  /* foreground run: block the forwarded signals before clone */
+  bool signals_blocked;
+  sigset_t forwarded, saved_mask;
 };
 
 static void
@@ -91,6 +98,7 @@ container_free (struct container *c)
     close (c->bundle_fd);
   ns_plan_close (&c->ns);
   cgroup_close (&c->cg);
+  oci_resources_clear (&c->resources);
   mounts_plan_free (c->mount_plans, c->config ? c->config->n_mounts : 0);
   oci_config_free (c->config);
   /* state strings point into c->bundle etc. or were allocated here */
@@ -168,7 +176,7 @@ choose_cgroup_mode (struct container *c)
   if (c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED)
     return CGROUP_MODE_NONE;
   if (!c->ctx->as_root)
-    return CGROUP_MODE_NONE; /* no delegation handling yet: rootless runs without a cgroup */
+    return CGROUP_MODE_NONE; /* an unprivileged caller has no cgroup of its own to manage */
   return cgroup_detect_mode ();
 }
 
@@ -176,15 +184,16 @@ static int
 plan (struct container *c, struct sbx_error *err)
 {
   enum cgroup_mode mode = choose_cgroup_mode (c);
-  if (mounts_plan (c->config, &c->mount_plans, err) < 0)
+  if (mounts_plan (c->config, &c->mount_plans, err) < 0
+      || oci_resources_parse (c->config->linux_.resources, "linux.resources", &c->resources, err) < 0)
     return -1;
-  if (c->config->linux_.resources && c->config->linux_.resources->u.object.len > 0)
+  if (mode == CGROUP_MODE_NONE && !oci_resources_empty (&c->resources)
+      && !(c->resources.has_devices && c->resources.n_devices == 0))
     {
-      /* Fail closed until every linux.resources field is applied (issue 3). */
-      yajl_val r = c->config->linux_.resources;
-      for (size_t i = 0; i < r->u.object.len; i++)
-        if (strcmp (r->u.object.keys[i], "devices") != 0)
-          return sbx_error_set (err, 0, "linux.resources.%s: not supported yet", r->u.object.keys[i]);
+      /* Fail closed: limits that nothing would enforce are an error, not a warning. */
+      return sbx_error_set (err, 0, "linux.resources: cgroup limits were requested but %s",
+                            c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
+                                                                              : "this user cannot manage cgroups");
     }
   if (c->config->linux_.seccomp)
     return sbx_error_set (err, 0, "linux.seccomp: not supported yet");
@@ -195,6 +204,14 @@ plan (struct container *c, struct sbx_error *err)
       if (!path)
         return -1;
       cgroup_init (&c->cg, mode, path);
+      if (mode != CGROUP_MODE_UNIFIED)
+        {
+          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources);
+          c->cg.v1_required = cgroup_v1_required_for (&c->resources);
+          if (c->resources.n_unified)
+            return sbx_error_set (err, 0, "linux.resources.unified.%s: needs cgroup v2; this host's controllers are "
+                                          "on cgroup v1", c->resources.unified[0].key);
+        }
     }
   return ns_plan_build (c->config, mode == CGROUP_MODE_UNIFIED, &c->ns, err);
 }
@@ -238,9 +255,12 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
     }
   if (c->cg.mode != CGROUP_MODE_NONE)
     {
-      if (c->cg.ops->create (&c->cg, err) < 0)
-        return -1;
+      /* Limits are in place before the init joins: they hold from its first instruction. */
+      struct cgroup_device_defaults defaults = { c->config->linux_.devices, c->config->linux_.n_devices };
       c->cgroup_created = true;
+      if (c->cg.ops->create (&c->cg, err) < 0
+          || c->cg.ops->apply (&c->cg, &c->resources, &defaults, &c->ctx->log, err) < 0)
+        return -1;
     }
   return 0;
 }
@@ -320,6 +340,13 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->parent_fds[2] = -1;
   a->parent_fds[3] = -1;
 
+  if (c->forward_signals)
+    {
+      /* Blocked from just before the clone, so none is lost or acts on us in
+       * between; the init restores its own mask. */
+      sigprocmask (SIG_BLOCK, &c->forwarded, &c->saved_mask);
+      c->signals_blocked = true;
+    }
   if (spawn_init (a, &c->cg, &c->child, err) < 0)
     {
       if (a->console_fd >= 0)
@@ -381,6 +408,8 @@ record (struct container *c, struct sbx_error *err)
     return -1;
   if (c->o->pid_file && write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
     return -1;
+  /* Recorded: other commands (kill, delete) may act on the container from now on. */
+  flock (c->state_fd, LOCK_UN);
   return 0;
 }
 
@@ -470,11 +499,23 @@ wait_and_forward (struct container *c, int sfd, int *exit_status, struct sbx_err
   return 0;
 }
 
+/* A program killed by the kernel for memory says nothing: the runtime does. */
+static void
+report_oom (struct container *c)
+{
+  struct cgroup_stats st;
+  if (!c->cg.ops || c->cg.ops->stats (&c->cg, &st) < 0 || !st.has_oom || st.oom_kill == 0)
+    return;
+  sbx_log_write (&c->ctx->log, SBX_LOG_WARNING, "container %s: %llu process(es) killed by the OOM killer (memory limit %llu bytes)",
+                 c->o->id, (unsigned long long) st.oom_kill, (unsigned long long) st.memory_limit);
+}
+
 /* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
 static void
 run_cleanup (struct container *c)
 {
   struct sbx_error e = { 0 };
+  report_oom (c);
   if (c->cg.ops && c->cgroup_created && c->cg.ops->destroy (&c->cg, &e) < 0)
     {
       sbx_warn (c->ctx, "cleanup: %s", e.msg);
@@ -497,16 +538,13 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
                struct sbx_error *err)
 {
   struct container c;
-  sigset_t fwd, old;
   _cleanup_close_ int sfd = -1;
   int ret = -1;
 
   container_init_struct (&c, ctx, o);
-  /* Block the forwarded signals before the clone so none is lost or acts on us in
-   * between; the init restores its own mask. Be the subreaper so a two-stage init
-   * stays our child. */
-  forwarded_signals (&fwd);
-  sigprocmask (SIG_BLOCK, &fwd, &old);
+  c.forward_signals = !detach;
+  forwarded_signals (&c.forwarded);
+  /* Be the subreaper so a two-stage init stays our child. */
   if (!detach)
     prctl (PR_SET_CHILD_SUBREAPER, 1);
 
@@ -528,7 +566,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
     goto abort;
   if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
     goto abort;
-  sfd = signalfd (-1, &fwd, SFD_CLOEXEC);
+  sfd = signalfd (-1, &c.forwarded, SFD_CLOEXEC);
   if (sfd < 0)
     {
       sbx_error_set (err, errno, "signalfd");
@@ -544,7 +582,8 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
 abort:
   container_abort (&c);
 out:
-  sigprocmask (SIG_SETMASK, &old, NULL);
+  if (c.signals_blocked)
+    sigprocmask (SIG_SETMASK, &c.saved_mask, NULL);
   container_free (&c);
   return ret;
 }

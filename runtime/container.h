@@ -4,6 +4,8 @@
 #define SBX_CONTAINER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "context.h"
 #include "error.h"
@@ -29,6 +31,14 @@ int container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach
 int container_start (struct sbx_ctx *ctx, const char *id, struct sbx_error *err);
 int container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct sbx_error *err);
 int container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_error *err);
+/* container_cgroup.c */
+struct oci_resources;
+struct cgroup_stats;
+int container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resources *r, struct sbx_error *err);
+int container_pause (struct sbx_ctx *ctx, const char *id, bool pause, struct sbx_error *err);
+int container_pids (struct sbx_ctx *ctx, const char *id, pid_t **pids, size_t *n, struct sbx_error *err);
+int container_stats (struct sbx_ctx *ctx, const char *id, struct cgroup_stats *s, bool *running,
+                     struct sbx_error *err);
 /* The OCI state JSON of a container (malloc'd). */
 char *container_state (struct sbx_ctx *ctx, const char *id, struct sbx_error *err);
 

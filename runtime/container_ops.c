@@ -232,9 +232,10 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
   cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
   if (load (ctx, id, true, &l, err) < 0)
     {
-      if (l.state_fd >= 0 && !l.state.id)
+      if (l.state_fd >= 0 && statedir_half_created (l.state_fd))
         {
-          /* Half-created (no state.json): the create died; remove what is left. */
+          /* No state.json: the create died before recording one (its init died with
+           * it: the parent-death signal). Remove what is left. */
           sbx_error_clear (err);
           ret = statedir_remove (l.root_fd, id, err);
         }

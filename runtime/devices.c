@@ -125,10 +125,8 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
   mode_t old_umask = umask (0);
   int ret = -1;
 
-  for (size_t i = 0; i < ARRAY_SIZE (default_devices); i++)
-    if (make_device (rootfd, &default_devices[i], userns, err) < 0)
-      goto out;
-
+  /* linux.devices first: an entry for a default device's path (say /dev/null with its
+   * own mode or owner) replaces the default. */
   for (size_t i = 0; i < c->linux_.n_devices; i++)
     {
       const struct oci_device *od = &c->linux_.devices[i];
@@ -147,6 +145,14 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
           sbx_error_wrap (err, "linux.devices[%zu]", i);
           goto out;
         }
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (default_devices); i++)
+    {
+      bool configured = false;
+      for (size_t j = 0; j < c->linux_.n_devices; j++)
+        configured |= strcmp (c->linux_.devices[j].path, default_devices[i].path) == 0;
+      if (!configured && make_device (rootfd, &default_devices[i], userns, err) < 0)
+        goto out;
     }
 
   dev = fs_mkdir_in_root (rootfd, "/dev", 0755, err);

@@ -163,6 +163,13 @@ fs_is_procfs (int fd)
 }
 
 bool
+fs_same_inode (int a, int b)
+{
+  struct stat sa, sb;
+  return fstat (a, &sa) == 0 && fstat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool
 fs_is_dir (int fd)
 {
   struct stat st;

@@ -33,6 +33,8 @@ int fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err);
 int fs_open_parent_in_root (int rootfd, const char *path, char **name, bool create, struct sbx_error *err);
 
 bool fs_is_procfs (int fd);
+/* Do two fds name the same inode (e.g. a path that resolved to the root)? */
+bool fs_same_inode (int a, int b);
 bool fs_is_dir (int fd);
 /* The path of an fd as the kernel sees it (readlink /proc/self/fd/N). */
 char *fs_fd_path (int fd);

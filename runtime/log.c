@@ -65,6 +65,35 @@ quote_text (const char *s)
   return out;
 }
 
+/* JSON needs valid UTF-8; a path in a message may not be. Replace what is not. */
+static char *
+utf8_sanitize (const char *s)
+{
+  size_t n = strlen (s);
+  char *out = xmalloc0 (n + 1);
+  const unsigned char *p = (const unsigned char *) s;
+  size_t o = 0;
+  while (*p)
+    {
+      int len = *p < 0x80 ? 1 : (*p >= 0xc2 && *p <= 0xdf) ? 2 : (*p >= 0xe0 && *p <= 0xef) ? 3
+                : (*p >= 0xf0 && *p <= 0xf4) ? 4 : 0;
+      bool ok = len > 0;
+      for (int i = 1; ok && i < len; i++)
+        ok = (p[i] & 0xc0) == 0x80;
+      if (!ok)
+        {
+          out[o++] = '?';
+          p++;
+          continue;
+        }
+      memcpy (out + o, p, len);
+      o += len;
+      p += len;
+    }
+  out[o] = '\0';
+  return out;
+}
+
 static void
 write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
 {
@@ -87,9 +116,10 @@ write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
       yajl_gen g = gen_new (false);
       char *line = NULL;
       size_t len = 0;
+      _cleanup_free_ char *clean = utf8_sanitize (msg);
       GEN (yajl_gen_map_open (g));
       GEN (gen_key_string (g, "level", level_names[level]));
-      GEN (gen_key_string (g, "msg", msg));
+      GEN (gen_key_string (g, "msg", clean));
       GEN (gen_key_string (g, "time", now));
       GEN (yajl_gen_map_close (g));
       line = gen_finish (g, &len);
@@ -101,6 +131,12 @@ write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
           free (line);
         }
     gen_fail:
+      if (!line)
+        {
+          /* still say something: an error the client cannot see is worse */
+          static const char fallback[] = "{\"level\":\"error\",\"msg\":\"(message could not be encoded)\"}\n";
+          write_all (l->fd, fallback, sizeof fallback - 1);
+        }
       yajl_gen_free (g);
     }
   else

@@ -275,6 +275,8 @@ mount_bind (const struct mount_plan *p, const struct mounts_env *env, int idmapp
                                   : fs_mkfile_in_root (env->rootfd, m->destination, err);
   if (targetfd < 0)
     return -1;
+  if (fs_same_inode (targetfd, env->rootfd))
+    return sbx_error_set (err, 0, "the destination resolves to the container root");
   if (finish_mount (p, treefd, true, err) < 0)
     return -1;
   if (attach_mount (treefd, targetfd) < 0)
@@ -323,6 +325,8 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
           _cleanup_close_ int targetfd = fs_mkdir_in_root (env->rootfd, p->m->destination, 0755, err);
           if (targetfd < 0)
             r = -1;
+          else if (fs_same_inode (targetfd, env->rootfd))
+            r = sbx_error_set (err, 0, "the destination resolves to the container root");
           else if (p->cgroup)
             r = mount_cgroup (p, targetfd, env, err);
           else

@@ -16,18 +16,18 @@
 #endif
 
 static int
-open_ns (const char *path, int want_flag, const char *type, struct sbx_error *err)
+open_ns (const char *path, size_t index, int want_flag, const char *type, struct sbx_error *err)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   int got;
   if (fd < 0)
-    return sbx_error_set (err, errno, "linux.namespaces: open %s namespace %s", type, path);
+    return sbx_error_set (err, errno, "linux.namespaces[%zu].path: open %s namespace %s", index, type, path);
   got = ioctl (fd, NS_GET_NSTYPE);
   if (got < 0 || got != want_flag)
     {
       close (fd);
       /* config-linux.md: MUST error if path is not a namespace of type `type`. */
-      return sbx_error_set (err, 0, "linux.namespaces: %s is not a %s namespace", path, type);
+      return sbx_error_set (err, 0, "linux.namespaces[%zu].path: %s is not a %s namespace", index, path, type);
     }
   return fd;
 }
@@ -47,7 +47,7 @@ ns_plan_build (const struct oci_config *c, bool clone_into_cgroup, struct ns_pla
         continue;
       if (ns->path)
         {
-          p->join_fd[i] = open_ns (ns->path, sbx_namespaces[i].clone_flag, sbx_namespaces[i].oci_name, err);
+          p->join_fd[i] = open_ns (ns->path, ns->index, sbx_namespaces[i].clone_flag, sbx_namespaces[i].oci_name, err);
           if (p->join_fd[i] < 0)
             {
               ns_plan_close (p);

@@ -105,8 +105,8 @@ mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
   for (size_t i = 0; i < l->n_masked_paths; i++)
     {
       const char *path = l->masked_paths[i];
-      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
-                                                RESOLVE_ROOT_FLAGS);
+      /* Symlinks are followed, inside the root: what the path names gets hidden. */
+      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
       struct stat st;
       if (target < 0)
         {
@@ -116,8 +116,8 @@ mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
         }
       if (fstat (target, &st) < 0)
         return sbx_error_set (err, errno, "linux.maskedPaths[%zu]: stat %s", i, path);
-      if (S_ISLNK (st.st_mode))
-        continue; /* resolves inside the container anyway; a mount cannot sit on it */
+      if (fs_same_inode (target, rootfd))
+        return sbx_error_set (err, 0, "linux.maskedPaths[%zu]: %s resolves to the container root", i, path);
       if (S_ISDIR (st.st_mode))
         {
           if (mask_dir (target, err) < 0)
@@ -139,19 +139,18 @@ readonly_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
   for (size_t i = 0; i < l->n_readonly_paths; i++)
     {
       const char *path = l->readonly_paths[i];
-      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
-                                                RESOLVE_ROOT_FLAGS);
+      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
       _cleanup_close_ int tree = -1;
       struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
-      struct stat st;
       if (target < 0)
         {
           if (errno == ENOENT || errno == ENOTDIR)
             continue;
           return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: open %s", i, path);
         }
-      if (fstat (target, &st) == 0 && S_ISLNK (st.st_mode))
-        continue;
+      if (fs_same_inode (target, rootfd))
+        return sbx_error_set (err, 0, "linux.readonlyPaths[%zu]: %s resolves to the container root (use root.readonly)",
+                              i, path);
       tree = sys_open_tree (target, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
       if (tree < 0)
         return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: clone %s", i, path);

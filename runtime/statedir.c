@@ -172,7 +172,8 @@ statedir_read_state (int dirfd, const char *id, struct sbx_state *s, struct sbx_
 {
   _cleanup_free_ char *buf = NULL;
   size_t len = 0;
-  if (json_read_file (dirfd, STATE_FILE, 1u << 20, &buf, &len, err) < 0)
+  /* state.json copies the config's annotations, which may be as large as a config. */
+  if (json_read_file (dirfd, STATE_FILE, 2 * SBX_JSON_MAX_SIZE, &buf, &len, err) < 0)
     {
       if (err->errnum == ENOENT)
         {
@@ -183,6 +184,12 @@ statedir_read_state (int dirfd, const char *id, struct sbx_state *s, struct sbx_
       return -1;
     }
   return oci_state_parse (buf, len, s, err);
+}
+
+bool
+statedir_half_created (int dirfd)
+{
+  return faccessat (dirfd, STATE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
 }
 
 int

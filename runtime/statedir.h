@@ -38,6 +38,8 @@ int statedir_open (int rootfd, const char *id, struct sbx_error *err);
 /* Remove ROOT/ID and everything in it. Missing is not an error. */
 int statedir_remove (int rootfd, const char *id, struct sbx_error *err);
 int statedir_read_state (int dirfd, const char *id, struct sbx_state *s, struct sbx_error *err);
+/* The dir exists but state.json does not: a create that died before recording it. */
+bool statedir_half_created (int dirfd);
 int statedir_write_state (int dirfd, const struct sbx_state *s, struct sbx_error *err);
 /* Take an exclusive lock on the container (start/kill/delete serialise on it). */
 int statedir_lock (int dirfd, struct sbx_error *err);

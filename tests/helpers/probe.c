@@ -15,6 +15,10 @@
  *   probe unshare-user         "ok" or the errno name of unshare(CLONE_NEWUSER)
  *   probe kill-self SIG        raise(SIG) (a test for 128+N exit statuses)
  *   probe exe-write PID        try to open /proc/PID/exe for writing: "ok" or errno name
+ *   probe memhog MB            allocate and touch MB megabytes, print "allocated" (or die)
+ *   probe forkloop N           fork up to N children that sleep; print "forked K: errno"
+ *   probe spin SECONDS         burn CPU for SECONDS of wall time
+ *   probe counter FILE         write an increasing counter to FILE every 10 ms, forever
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,6 +33,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *
@@ -201,6 +206,59 @@ main (int argc, char **argv)
         return fail ();
       printf ("ok\n");
       return 0;
+    }
+  if (strcmp (cmd, "memhog") == 0)
+    {
+      long mb = atol (arg);
+      for (long i = 0; i < mb; i++)
+        {
+          char *p = malloc (1 << 20);
+          if (!p)
+            return fail ();
+          memset (p, 1, 1 << 20);
+        }
+      printf ("allocated\n");
+      return 0;
+    }
+  if (strcmp (cmd, "forkloop") == 0)
+    {
+      long n = atol (arg), k = 0;
+      for (; k < n; k++)
+        {
+          pid_t pid = fork ();
+          if (pid < 0)
+            break;
+          if (pid == 0)
+            {
+              sleep (30);
+              _exit (0);
+            }
+        }
+      printf ("forked %ld: %s\n", k, k < n ? errname (errno) : "none");
+      fflush (stdout);
+      kill (0, SIGKILL);
+      return 0;
+    }
+  if (strcmp (cmd, "spin") == 0)
+    {
+      time_t end = time (NULL) + atol (arg);
+      volatile unsigned long x = 0;
+      while (time (NULL) < end)
+        x++;
+      return 0;
+    }
+  if (strcmp (cmd, "counter") == 0)
+    {
+      for (unsigned long i = 0;; i++)
+        {
+          FILE *f = fopen (arg, "w");
+          if (f)
+            {
+              fprintf (f, "%lu\n", i);
+              fclose (f);
+            }
+          usleep (10000);
+        }
     }
   fprintf (stderr, "probe: unknown command '%s'\n", cmd);
   return 2;

@@ -1,0 +1,151 @@
+/* Operations on a container's cgroup: update, pause/resume, ps, stats. */
+#include "build-config.h"
+#include "container.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cgroup_devices.h"
+#include "oci/config.h"
+#include "statedir.h"
+#include "util.h"
+
+struct opened
+{
+  int root_fd, state_fd;
+  struct sbx_state state;
+  enum container_status status;
+  struct cgroup cg;
+};
+
+static void
+opened_free (struct opened *o)
+{
+  if (o->state_fd >= 0)
+    close (o->state_fd);
+  if (o->root_fd >= 0)
+    close (o->root_fd);
+  cgroup_close (&o->cg);
+  oci_state_clear (&o->state);
+}
+
+static int
+open_container (struct sbx_ctx *ctx, const char *id, bool lock, struct opened *o, struct sbx_error *err)
+{
+  memset (o, 0, sizeof *o);
+  o->root_fd = o->state_fd = -1;
+  cgroup_init (&o->cg, CGROUP_MODE_NONE, NULL);
+  if (statedir_validate_id (id, err) < 0)
+    return -1;
+  o->root_fd = statedir_open_root (ctx->root, false, err);
+  if (o->root_fd < 0)
+    {
+      sbx_error_clear (err);
+      return sbx_error_set (err, 0, "container %s does not exist", id);
+    }
+  o->state_fd = statedir_open (o->root_fd, id, err);
+  if (o->state_fd < 0 || (lock && statedir_lock (o->state_fd, err) < 0)
+      || statedir_read_state (o->state_fd, id, &o->state, err) < 0)
+    return -1;
+  o->status = statedir_status (o->state_fd, &o->state);
+  if (cgroup_open_from_state (&o->state, &o->cg, err) < 0)
+    return -1;
+  if (!o->cg.ops)
+    return sbx_error_set (err, 0, "container %s has no cgroup (created with --cgroup-manager disabled or rootless)",
+                          id);
+  return 0;
+}
+
+int
+container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resources *r, struct sbx_error *err)
+{
+  struct opened o;
+  struct oci_config *snapshot = NULL;
+  struct cgroup_device_defaults defaults = { 0 };
+  int ret = -1;
+  if (open_container (ctx, id, true, &o, err) < 0)
+    goto out;
+  if (o.status == STATUS_STOPPED)
+    {
+      sbx_error_set (err, 0, "cannot update container %s: it is stopped", id);
+      goto out;
+    }
+  if (o.cg.mode != CGROUP_MODE_UNIFIED)
+    {
+      uint32_t missing = cgroup_v1_required_for (r) & ~o.cg.v1_mask;
+      if (missing)
+        {
+          sbx_error_set (err, 0, "cannot update container %s: it was created without the cgroup controller this "
+                                 "change needs (mask 0x%x)", id, missing);
+          goto out;
+        }
+    }
+  if (r->has_devices)
+    {
+      /* The default devices and linux.devices stay allowed after an update. */
+      struct oci_parse_ctx pctx = { 0 };
+      snapshot = oci_config_load (o.state_fd, CONFIG_SNAPSHOT, &pctx, err);
+      if (!snapshot)
+        goto out;
+      defaults.devices = snapshot->linux_.devices;
+      defaults.n = snapshot->linux_.n_devices;
+    }
+  ret = o.cg.ops->apply (&o.cg, r, r->has_devices ? &defaults : NULL, &ctx->log, err);
+out:
+  oci_config_free (snapshot);
+  opened_free (&o);
+  return ret;
+}
+
+int
+container_pause (struct sbx_ctx *ctx, const char *id, bool pause, struct sbx_error *err)
+{
+  struct opened o;
+  int ret = -1;
+  if (open_container (ctx, id, true, &o, err) < 0)
+    goto out;
+  if (pause && o.status != STATUS_RUNNING && o.status != STATUS_CREATED)
+    {
+      sbx_error_set (err, 0, "cannot pause container %s: it is %s", id, container_status_name (o.status));
+      goto out;
+    }
+  if (!pause && o.status != STATUS_PAUSED)
+    {
+      sbx_error_set (err, 0, "cannot resume container %s: it is %s, not paused", id, container_status_name (o.status));
+      goto out;
+    }
+  ret = o.cg.ops->freeze (&o.cg, pause, err);
+out:
+  opened_free (&o);
+  return ret;
+}
+
+int
+container_pids (struct sbx_ctx *ctx, const char *id, pid_t **pids, size_t *n, struct sbx_error *err)
+{
+  struct opened o;
+  int ret = -1;
+  *pids = NULL;
+  *n = 0;
+  if (open_container (ctx, id, false, &o, err) == 0)
+    ret = o.cg.ops->pids (&o.cg, pids, n, err);
+  opened_free (&o);
+  return ret;
+}
+
+int
+container_stats (struct sbx_ctx *ctx, const char *id, struct cgroup_stats *s, bool *running, struct sbx_error *err)
+{
+  struct opened o;
+  int ret = -1;
+  if (open_container (ctx, id, false, &o, err) == 0)
+    {
+      ret = o.cg.ops->stats (&o.cg, s);
+      *running = o.status != STATUS_STOPPED;
+    }
+  opened_free (&o);
+  return ret;
+}

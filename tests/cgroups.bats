@@ -1,0 +1,291 @@
+#!/usr/bin/env bats
+# linux.resources and the cgroup subcommands. Runs on the hybrid (v1) host and, by
+# tests/vm, inside a pure cgroup v2 guest: every check reads what the backend reports
+# (events --stats) or what the process experiences, never a v1- or v2-only file.
+
+load helpers
+
+stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
+
+wait_stopped() {
+	for _ in $(seq 300); do
+		[ "$("$SBX_OCI" --root "$SBX_ROOT" state "$1" | jq -r .status)" = stopped ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "cgroups: a 200 MB allocation under a 32 MB limit is OOM-killed, reported, exit 137" {
+	update_config '.linux.resources = {"memory": {"limit": 33554432, "swap": 33554432}}'
+	set_args /bin/probe memhog 200
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 137 ]
+	[[ "$stderr" == *"killed by the OOM killer"* ]]
+	[[ "$stdout" != *allocated* ]]
+}
+
+@test "cgroups: the OOM kill count is visible in events --stats" {
+	update_config '.linux.resources = {"memory": {"limit": 33554432, "swap": 33554432}}'
+	set_args /bin/probe memhog 200
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	wait_stopped "$ID"
+	run stats "$ID"
+	[ "$status" -eq 0 ]
+	jq -e '.type == "stats" and .data.memory.oomKill >= 1 and .data.memory.usage.limit == 33554432' <<<"$output"
+}
+
+@test "cgroups: a fork loop under pids 16 gets EAGAIN and the host keeps forking" {
+	update_config '.linux.resources = {"pids": {"limit": 16}}'
+	set_args /bin/probe forkloop 1000
+	sbx run --bundle "$BUNDLE" "$ID"
+	[[ "$output" == "forked "*": EAGAIN" ]]
+	local forked=${output#forked }
+	forked=${forked%%:*}
+	[ "$forked" -ge 10 ] && [ "$forked" -le 15 ]
+	# the host is fine: it can start processes
+	for i in $(seq 20); do /bin/true; done
+}
+
+@test "cgroups: pids limit 0 is valid: the init runs (joining is not forking) but cannot fork" {
+	update_config '.linux.resources = {"pids": {"limit": 0}}'
+	set_args /bin/probe forkloop 5
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$output" = "forked 0: EAGAIN" ]
+}
+
+@test "cgroups: cpu quota 0.2 CPU holds a spinning loop to at most 25% over 3 s" {
+	update_config '.linux.resources = {"cpu": {"quota": 20000, "period": 100000}}'
+	set_args /bin/probe spin 3
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	SECONDS=0
+	wait_stopped "$ID"
+	local wall=$SECONDS
+	run stats "$ID"
+	[ "$status" -eq 0 ]
+	local usage_ns
+	usage_ns=$(jq -r .data.cpu.usage.total <<<"$output")
+	echo "cpu usage ${usage_ns} ns over ${wall}s" >&2
+	# 3 s at 20% is 0.6 s of CPU; allow up to 25% of the wall time it ran
+	[ "$usage_ns" -gt 0 ]
+	[ "$usage_ns" -le $((wall * 250000000 + 250000000)) ]
+	jq -e '.data.cpu.throttling.throttledPeriods > 0' <<<"$output"
+}
+
+@test "cgroups: update raises the memory limit of a running container" {
+	update_config '.linux.resources = {"memory": {"limit": 33554432, "swap": 33554432}}'
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	run stats "$ID"
+	jq -e '.data.memory.usage.limit == 33554432' <<<"$output"
+	sbx_ok update --memory 64m --memory-swap 64m "$ID"
+	run stats "$ID"
+	jq -e '.data.memory.usage.limit == 67108864' <<<"$output"
+	# and it takes effect for what runs there: 48 MB now fits
+	sbx_detached delete --force "$ID"
+	update_config '.linux.resources = {"memory": {"limit": 67108864, "swap": 67108864}}'
+	set_args /bin/probe memhog 48
+	sbx run --bundle "$BUNDLE" "$ID-b"
+	[ "$status" -eq 0 ]
+	[ "$output" = allocated ]
+}
+
+@test "cgroups: update --resources from a file and from stdin (the CRI's way)" {
+	update_config '.linux.resources = {"pids": {"limit": 50}}'
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	echo '{"pids": {"limit": 60}}' >"$BATS_TEST_TMPDIR/res.json"
+	sbx_ok update --resources "$BATS_TEST_TMPDIR/res.json" "$ID"
+	run stats "$ID"
+	jq -e '.data.pids.limit == 60' <<<"$output"
+	run sh -c "echo '{\"pids\": {\"limit\": 70}}' | '$SBX_OCI' --root '$SBX_ROOT' update --resources - '$ID'"
+	[ "$status" -eq 0 ]
+	run stats "$ID"
+	jq -e '.data.pids.limit == 70' <<<"$output"
+}
+
+@test "cgroups: update with bad input is one clear error and changes nothing" {
+	update_config '.linux.resources = {"pids": {"limit": 50}}'
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	echo '{"pids": {"limit": "many"}}' >"$BATS_TEST_TMPDIR/res.json"
+	sbx_split update --resources "$BATS_TEST_TMPDIR/res.json" "$ID"
+	assert_one_line_error "resources.pids.limit"
+	sbx_split update --memory lots "$ID"
+	assert_one_line_error "--memory"
+	run stats "$ID"
+	jq -e '.data.pids.limit == 50' <<<"$output"
+}
+
+@test "cgroups: pause freezes (a counter stops advancing) and resume continues" {
+	update_config '.mounts += [{"destination":"/run","type":"tmpfs","source":"tmpfs"}]'
+	set_args /bin/probe counter /run/n
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sbx_ok state "$ID"
+	local pid
+	pid=$(jq -r .pid <<<"$output")
+	counter() { cat "/proc/$pid/root/run/n" 2>/dev/null || echo 0; }
+	sleep 0.3
+	sbx_ok pause "$ID"
+	sbx_ok state "$ID"
+	[ "$(jq -r .status <<<"$output")" = paused ]
+	local a b c
+	a=$(counter)
+	sleep 0.5
+	b=$(counter)
+	[ "$a" = "$b" ]
+	sbx_ok resume "$ID"
+	sleep 0.3
+	c=$(counter)
+	[ "$c" -gt "$b" ]
+	sbx_ok state "$ID"
+	[ "$(jq -r .status <<<"$output")" = running ]
+}
+
+@test "cgroups: pause of a stopped container and resume of a running one are errors" {
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sbx_split resume "$ID"
+	assert_one_line_error "not paused"
+	sbx_ok kill "$ID" KILL
+	wait_stopped "$ID"
+	sbx_split pause "$ID"
+	assert_one_line_error "stopped"
+}
+
+@test "cgroups: ps lists exactly the container's processes" {
+	set_args sh -c 'sleep 100 & sleep 100 & wait'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sleep 0.3
+	sbx_ok ps --format json "$ID"
+	local pids
+	pids=$(jq -r '.[]' <<<"$output" | sort -n)
+	[ "$(wc -l <<<"$pids")" -eq 3 ]
+	for p in $pids; do
+		grep -qE 'sleep|sh' "/proc/$p/cmdline"
+	done
+	sbx_ok state "$ID"
+	grep -qx "$(jq -r .pid <<<"$output")" <<<"$pids"
+	sbx_ok ps "$ID"
+	[[ "${lines[0]}" == PID* ]]
+	[ "${#lines[@]}" -eq 4 ]
+}
+
+@test "cgroups: kill --all reaches every task, also without a pid namespace" {
+	update_config '.linux.namespaces |= map(select(.type != "pid"))'
+	set_args sh -c 'sleep 100 & sleep 100 & sleep 100'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sleep 0.3
+	sbx_ok ps --format json "$ID"
+	local pids
+	pids=$(jq -r '.[]' <<<"$output")
+	# busybox sh execs its last command: three sleeps
+	[ "$(wc -l <<<"$pids")" -eq 3 ]
+	sbx_ok kill --all "$ID" KILL
+	for _ in $(seq 50); do
+		alive=0
+		for p in $pids; do [ -d "/proc/$p" ] && ! grep -q '^State:.*Z' "/proc/$p/status" && alive=1; done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
+	[ "$alive" = 0 ]
+}
+
+@test "cgroups: delete removes the cgroup even when processes linger (no pid namespace)" {
+	update_config '.linux.namespaces |= map(select(.type != "pid"))'
+	set_args sh -c 'setsid sleep 100 & exec sleep 100'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sleep 0.2
+	sbx_ok ps --format json "$ID"
+	local pids
+	pids=$(jq -r '.[]' <<<"$output")
+	sbx_ok delete --force "$ID"
+	for p in $pids; do
+		[ ! -d "/proc/$p" ] || grep -q '^State:.*Z' "/proc/$p/status"
+	done
+	[ -z "$(our_cgroups)" ]
+}
+
+@test "cgroups: a daemon left behind by a foreground run does not survive it" {
+	update_config '.linux.namespaces |= map(select(.type != "pid"))'
+	set_args sh -c 'setsid sleep 100 >/dev/null 2>&1 & echo $!'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	sleep 0.2
+	! pgrep -f "^sleep 100$" -P 1 >/dev/null || {
+		for p in $(pgrep -x sleep); do grep -q "$ID" "/proc/$p/cgroup" 2>/dev/null && false; done
+		true
+	}
+	[ -z "$(our_cgroups)" ]
+}
+
+@test "cgroups: 200 create/delete cycles leave no cgroup behind" {
+	set_args /bin/true
+	update_config '.linux.resources = {"memory": {"limit": 67108864}, "pids": {"limit": 100}}'
+	for i in $(seq 200); do
+		"$SBX_OCI" --root "$SBX_ROOT" create --bundle "$BUNDLE" "$ID-$i" </dev/null >/dev/null 2>&1
+		"$SBX_OCI" --root "$SBX_ROOT" delete --force "$ID-$i"
+	done
+	[ -z "$(our_cgroups)" ]
+	[ -z "$(ls -A "$SBX_ROOT")" ]
+}
+
+@test "cgroups: a 512 KiB memory limit still runs echo it works" {
+	update_config '.linux.resources = {"memory": {"limit": 524288}}'
+	set_args echo it works
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "it works" ]
+}
+
+@test "cgroups: the default device allow-list stops device nodes even with CAP_MKNOD" {
+	update_config '.process.capabilities.bounding += ["CAP_MKNOD"] | .process.capabilities.effective += ["CAP_MKNOD"]
+		| .process.capabilities.permitted += ["CAP_MKNOD"]
+		| .mounts += [{"destination":"/tmp","type":"tmpfs","source":"tmpfs"}]'
+	set_args sh -c '/bin/probe mknod /tmp/null; mknod /tmp/sda b 8 0 2>&1 || echo denied'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "${lines[0]}" = ok ]       # c 1:3 is a default device
+	[[ "$output" == *denied* ]]  # b 8:0 is not
+}
+
+@test "cgroups: linux.resources.devices deny-all still allows the default devices" {
+	update_config '.linux.resources = {"devices": [{"allow": false, "access": "rwm"}]}'
+	set_args sh -c 'echo x >/dev/null && head -c 4 /dev/zero | wc -c'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = 4 ]
+}
+
+@test "cgroups: limits that cannot be enforced are an error (--cgroup-manager disabled)" {
+	update_config '.linux.resources = {"memory": {"limit": 33554432}}'
+	run "$SBX_OCI" --root "$SBX_ROOT" --cgroup-manager disabled run --bundle "$BUNDLE" "$ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"linux.resources"*"disabled"* ]]
+	assert_no_state "$ID"
+}
+
+@test "cgroups: cgroupsPath absolute, relative and systemd-style land where the spec says" {
+	set_args sleep 100
+	update_config --arg p "/sbx-test-$$/abs" '.linux.cgroupsPath = $p'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID-a"
+	sbx_ok state "$ID-a"
+	grep -q "sbx-test-$$/abs" "/proc/$(jq -r .pid <<<"$output")/cgroup"
+	update_config --arg p "rel-$$" '.linux.cgroupsPath = $p'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID-r"
+	sbx_ok state "$ID-r"
+	grep -q "sbx-oci/rel-$$" "/proc/$(jq -r .pid <<<"$output")/cgroup"
+	update_config --arg p "machine.slice:sbx:s$$" '.linux.cgroupsPath = $p'
+	sbx_detached --systemd-cgroup run -d --bundle "$BUNDLE" "$ID-s"
+	sbx_ok state "$ID-s"
+	grep -q "machine.slice/sbx-s$$.scope" "/proc/$(jq -r .pid <<<"$output")/cgroup"
+	for c in a r s; do sbx_ok delete --force "$ID-$c"; done
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "sbx-test-$$" -o -maxdepth 3 -name "sbx-s$$.scope" 2>/dev/null)" ]
+	[ -z "$(find /sys/fs/cgroup -maxdepth 4 -path '*machine.slice*' 2>/dev/null)" ]
+}
+
+@test "cgroups: the container sees its own cgroup read-only at /sys/fs/cgroup" {
+	update_config '.linux.resources = {"pids": {"limit": 42}}'
+	set_args sh -c 'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; /bin/probe write /sys/fs/cgroup/x; mkdir /sys/fs/cgroup/y 2>&1 | head -1'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "${lines[0]}" = 42 ]
+	[ "${lines[1]}" = EROFS ]
+}
