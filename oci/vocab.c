@@ -266,3 +266,46 @@ sbx_propagation_from_name (const char *name)
     return MS_UNBINDABLE;
   return 0;
 }
+
+/* ------------------------------------------------------------------ seccomp */
+
+const char *const sbx_seccomp_actions[SCMP_A_COUNT] = {
+  [SCMP_A_KILL] = "SCMP_ACT_KILL",       [SCMP_A_KILL_PROCESS] = "SCMP_ACT_KILL_PROCESS",
+  [SCMP_A_KILL_THREAD] = "SCMP_ACT_KILL_THREAD", [SCMP_A_TRAP] = "SCMP_ACT_TRAP",
+  [SCMP_A_ERRNO] = "SCMP_ACT_ERRNO",     [SCMP_A_TRACE] = "SCMP_ACT_TRACE",
+  [SCMP_A_ALLOW] = "SCMP_ACT_ALLOW",     [SCMP_A_LOG] = "SCMP_ACT_LOG",
+  [SCMP_A_NOTIFY] = "SCMP_ACT_NOTIFY",
+};
+
+const char *const sbx_seccomp_ops[SCMP_OP_COUNT] = {
+  [SCMP_OP_NE] = "SCMP_CMP_NE", [SCMP_OP_LT] = "SCMP_CMP_LT", [SCMP_OP_LE] = "SCMP_CMP_LE",
+  [SCMP_OP_EQ] = "SCMP_CMP_EQ", [SCMP_OP_GE] = "SCMP_CMP_GE", [SCMP_OP_GT] = "SCMP_CMP_GT",
+  [SCMP_OP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
+};
+
+const char *const sbx_seccomp_archs[] = {
+  "SCMP_ARCH_X86",       "SCMP_ARCH_X86_64",    "SCMP_ARCH_X32",       "SCMP_ARCH_ARM",
+  "SCMP_ARCH_AARCH64",   "SCMP_ARCH_MIPS",      "SCMP_ARCH_MIPS64",    "SCMP_ARCH_MIPS64N32",
+  "SCMP_ARCH_MIPSEL",    "SCMP_ARCH_MIPSEL64",  "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
+  "SCMP_ARCH_PPC64",     "SCMP_ARCH_PPC64LE",   "SCMP_ARCH_S390",      "SCMP_ARCH_S390X",
+  "SCMP_ARCH_PARISC",    "SCMP_ARCH_PARISC64",  "SCMP_ARCH_RISCV64",   "SCMP_ARCH_LOONGARCH64",
+  "SCMP_ARCH_M68K",      "SCMP_ARCH_SH",        "SCMP_ARCH_SHEB",
+};
+const size_t sbx_seccomp_archs_count = sizeof sbx_seccomp_archs / sizeof sbx_seccomp_archs[0];
+
+const char *const sbx_seccomp_flags[] = {
+  "SECCOMP_FILTER_FLAG_TSYNC",
+  "SECCOMP_FILTER_FLAG_LOG",
+  "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+  "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+};
+const size_t sbx_seccomp_flags_count = sizeof sbx_seccomp_flags / sizeof sbx_seccomp_flags[0];
+
+int
+sbx_name_index (const char *const *table, size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (table[i] && strcmp (table[i], name) == 0)
+      return (int) i;
+  return -1;
+}

@@ -96,6 +96,39 @@ enum sbx_hook_kind
 };
 extern const char *const sbx_hook_names[SBX_HOOK_COUNT];
 
+/* ---- seccomp (config-linux.md "Seccomp"; values as of libseccomp 2.6) ---- */
+enum sbx_seccomp_action
+{
+  SCMP_A_KILL, /* = KILL_THREAD */
+  SCMP_A_KILL_PROCESS,
+  SCMP_A_KILL_THREAD,
+  SCMP_A_TRAP,
+  SCMP_A_ERRNO,
+  SCMP_A_TRACE,
+  SCMP_A_ALLOW,
+  SCMP_A_LOG,
+  SCMP_A_NOTIFY,
+  SCMP_A_COUNT
+};
+extern const char *const sbx_seccomp_actions[SCMP_A_COUNT];
+enum sbx_seccomp_op
+{
+  SCMP_OP_NE,
+  SCMP_OP_LT,
+  SCMP_OP_LE,
+  SCMP_OP_EQ,
+  SCMP_OP_GE,
+  SCMP_OP_GT,
+  SCMP_OP_MASKED_EQ,
+  SCMP_OP_COUNT
+};
+extern const char *const sbx_seccomp_ops[SCMP_OP_COUNT];
+extern const char *const sbx_seccomp_archs[];
+extern const size_t sbx_seccomp_archs_count;
+extern const char *const sbx_seccomp_flags[];
+extern const size_t sbx_seccomp_flags_count;
+int sbx_name_index (const char *const *table, size_t n, const char *name); /* -1 if absent */
+
 /* ---- rootfs propagation ---- */
 /* "shared" -> MS_SHARED, ...; returns 0 if unknown. */
 unsigned long sbx_propagation_from_name (const char *name);

@@ -33,6 +33,8 @@
 #include "namespaces.h"
 #include "oci/config.h"
 #include "oci/resources.h"
+#include "oci/seccomp_config.h"
+#include "seccomp.h"
 #include "oci/state.h"
 #include "spawn.h"
 #include "statedir.h"
@@ -57,6 +59,8 @@ struct container
   struct mount_plan *mount_plans;
   struct ns_plan ns;
   struct oci_resources resources;
+  struct oci_seccomp seccomp_config;
+  struct seccomp_program seccomp;
   struct cgroup cg;
   bool cgroup_created;
   struct sbx_state state;
@@ -99,6 +103,8 @@ container_free (struct container *c)
   ns_plan_close (&c->ns);
   cgroup_close (&c->cg);
   oci_resources_clear (&c->resources);
+  oci_seccomp_clear (&c->seccomp_config);
+  sbx_seccomp_free (&c->seccomp);
   mounts_plan_free (c->mount_plans, c->config ? c->config->n_mounts : 0);
   oci_config_free (c->config);
   /* state strings point into c->bundle etc. or were allocated here */
@@ -195,8 +201,8 @@ plan (struct container *c, struct sbx_error *err)
                             c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
                                                                               : "this user cannot manage cgroups");
     }
-  if (c->config->linux_.seccomp)
-    return sbx_error_set (err, 0, "linux.seccomp: not supported yet");
+  if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0)
+    return -1;
   if (mode != CGROUP_MODE_NONE)
     {
       _cleanup_free_ char *path = cgroup_resolve_path (c->config->linux_.cgroups_path, c->o->id,
@@ -260,6 +266,13 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
       c->cgroup_created = true;
       if (c->cg.ops->create (&c->cg, err) < 0
           || c->cg.ops->apply (&c->cg, &c->resources, &defaults, &c->ctx->log, err) < 0)
+        return -1;
+    }
+  if (c->config->linux_.seccomp)
+    {
+      /* The state root holds the compiled-filter cache ("@" cannot start an id). */
+      _cleanup_free_ char *cache = xasprintf ("%s/@seccomp-cache", c->ctx->root);
+      if (sbx_seccomp_prepare (&c->seccomp_config, cache, &c->ctx->log, &c->seccomp, err) < 0)
         return -1;
     }
   return 0;
@@ -329,6 +342,15 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->as_root = c->ctx->as_root;
   a->console_fd = -1;
   a->pty_slave = -1;
+  a->seccomp = c->seccomp.insns ? &c->seccomp : NULL;
+  a->seccomp_listener_fd = -1;
+  a->seccomp_metadata = c->seccomp_config.listener_metadata;
+  if (a->seccomp && a->seccomp->notify)
+    {
+      a->seccomp_listener_fd = terminal_connect_socket (c->seccomp_config.listener_path, err);
+      if (a->seccomp_listener_fd < 0)
+        return sbx_error_wrap (err, "linux.seccomp.listenerPath");
+    }
   if (c->config->process && c->config->process->terminal)
     {
       a->console_fd = terminal_connect_socket (c->o->console_socket, err);
@@ -351,10 +373,15 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
     {
       if (a->console_fd >= 0)
         close (a->console_fd);
+      if (a->seccomp_listener_fd >= 0)
+        close (a->seccomp_listener_fd);
       return -1;
     }
+  /* the init has its own copies */
   if (a->console_fd >= 0)
-    close (a->console_fd); /* the init has its own copy */
+    close (a->console_fd);
+  if (a->seccomp_listener_fd >= 0)
+    close (a->seccomp_listener_fd);
   if (spawn_setup_child (a, &c->cg, &c->child, err) < 0)
     return -1;
   c->state.pid = c->child.pid;
@@ -433,7 +460,8 @@ fail:
 static int
 commit (struct container *c, struct sbx_error *err)
 {
-  if (sync_send (c->child.sync_fd, SYNC_COMMITTED, NULL, 0, err) < 0
+  int32_t pid = c->child.pid;
+  if (sync_send (c->child.sync_fd, SYNC_COMMITTED, &pid, sizeof pid, err) < 0
       || sync_expect (c->child.sync_fd, SYNC_COMMIT_ACK, NULL, NULL, err) < 0)
     return -1;
   return 0;
@@ -562,8 +590,11 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       ret = container_start (ctx, o->id, err);
       goto out;
     }
-  if (sync_send (c.child.sync_fd, SYNC_START, NULL, 0, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
-    goto abort;
+  {
+    int32_t pid = c.child.pid;
+    if (sync_send (c.child.sync_fd, SYNC_START, &pid, sizeof pid, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
+      goto abort;
+  }
   if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
     goto abort;
   sfd = signalfd (-1, &c.forwarded, SFD_CLOEXEC);

@@ -219,10 +219,18 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
 {
   char byte;
   ssize_t r;
+  int32_t pid = 0;
+  size_t len = sizeof pid;
   if (a->foreground)
-    return sync_expect (a->sync_fd, SYNC_START, NULL, NULL, err);
-  if (sync_expect (a->sync_fd, SYNC_COMMITTED, NULL, NULL, err) < 0)
+    {
+      if (sync_expect (a->sync_fd, SYNC_START, &pid, &len, err) < 0)
+        return -1;
+      a->host_pid = pid;
+      return 0;
+    }
+  if (sync_expect (a->sync_fd, SYNC_COMMITTED, &pid, &len, err) < 0)
     return -1;
+  a->host_pid = pid;
   /* The state is recorded and the runtime that created us is about to exit: outlive
    * it, and only then let it go (it waits for the ack). */
   prctl (PR_SET_PDEATHSIG, 0);
@@ -240,6 +248,26 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
   close (a->fifo_fd);
   a->fifo_fd = -1;
   return 0;
+}
+
+/* Load linux.seccomp; with SCMP_ACT_NOTIFY, hand the listener fd to the agent. */
+static int
+load_seccomp (struct init_args *a, struct sbx_error *err)
+{
+  int nfd = -1, r;
+  if (sbx_seccomp_load (a->seccomp, &nfd, err) < 0)
+    return -1;
+  if (nfd < 0)
+    return 0;
+  {
+    struct sbx_state s = *a->state;
+    s.pid = a->host_pid;
+    r = sbx_seccomp_send_notify (a->seccomp_listener_fd, nfd, a->host_pid, a->seccomp_metadata, &s, err);
+  }
+  close (nfd);
+  close (a->seccomp_listener_fd);
+  a->seccomp_listener_fd = -1;
+  return r;
 }
 
 static int
@@ -326,8 +354,12 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (run_container_hooks (a, SBX_HOOK_START_CONTAINER, "created", err) < 0)
     return -1;
 
-  /* 8. Become the configured process: limits, user, capabilities, no_new_privs. */
+  /* 8. Become the configured process: limits, user, capabilities, no_new_privs.
+   *    seccomp(2) needs no_new_privs or CAP_SYS_ADMIN: without no_new_privs the filter
+   *    goes in while we are still privileged, and must allow what follows. */
   if (process_apply_rlimits (p, err) < 0 || process_apply_scheduling (p, err) < 0)
+    return -1;
+  if (a->seccomp && !p->no_new_privileges && load_seccomp (a, err) < 0)
     return -1;
   if (caps_apply_user_and_caps (p, a->as_root,
                                 &a->ctx->log, err) < 0)
@@ -335,8 +367,6 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (p->user.has_umask)
     umask (p->user.umask);
   if (enter_cwd (p->cwd, err) < 0)
-    return -1;
-  if (p->no_new_privileges && process_set_no_new_privs (err) < 0)
     return -1;
   if (keep_preserved_fds (a->preserve_fds, err) < 0)
     return -1;
@@ -347,6 +377,11 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (setsid () < 0 && errno != EPERM)
     return sbx_error_set (err, errno, "setsid");
   if (a->pty_slave >= 0 && terminal_attach (a->pty_slave, err) < 0)
+    return -1;
+  if (p->no_new_privileges && process_set_no_new_privs (err) < 0)
+    return -1;
+  /* The filter last: nothing of the setup runs under it. */
+  if (a->seccomp && p->no_new_privileges && load_seccomp (a, err) < 0)
     return -1;
 
   /* 9. exec: on success the sync socket closes (O_CLOEXEC) and the parent sees EOF. */

@@ -10,6 +10,7 @@
 #include "namespaces.h"
 #include "oci/config.h"
 #include "oci/state.h"
+#include "seccomp.h"
 
 struct init_args
 {
@@ -33,6 +34,10 @@ struct init_args
   bool as_root;        /* the runtime runs as root in the host user namespace */
   int *idmap_fds;      /* received from the parent */
   int console_fd;      /* --console-socket, connected by the parent; -1 without a terminal */
+  const struct seccomp_program *seccomp; /* NULL without linux.seccomp */
+  int seccomp_listener_fd; /* listenerPath, connected by the parent; -1 if none */
+  const char *seccomp_metadata;
+  pid_t host_pid;      /* our pid as the runtime sees it (sent with START/COMMITTED) */
   int pty_slave;       /* the terminal's slave, once made */
   int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
 };

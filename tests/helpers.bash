@@ -142,7 +142,8 @@ teardown() {
 		for c in $("$SBX_OCI" --root "$SBX_ROOT" list -q 2>/dev/null); do
 			"$SBX_OCI" --root "$SBX_ROOT" delete --force "$c" >/dev/null 2>&1 || true
 		done
-		leftover=$(ls -A "$SBX_ROOT")
+		# "@..." entries are the runtime's caches (no container id starts with @)
+		leftover=$(ls -A "$SBX_ROOT" | grep -v '^@' || true)
 		if [ -n "$leftover" ]; then
 			echo "state dirs left behind: $leftover" >&2
 			# remove the leftovers so the next test starts clean, then fail

@@ -10,7 +10,7 @@ if [ ! -x "$busybox" ] || ! "$busybox" --list >/dev/null 2>&1 || ldd "$busybox" 
 	exit 1
 fi
 stamp=$out/.stamp
-if [ -f "$stamp" ] && [ "$stamp" -nt "$here/probe.c" ] && [ "$stamp" -nt "$here/recvtty.c" ] && [ "$stamp" -nt "$0" ]; then
+if [ -f "$stamp" ] && [ "$stamp" -nt "$here/probe.c" ] && [ "$stamp" -nt "$here/recvtty.c" ] && [ "$stamp" -nt "$here/seccomp-agent.c" ] && [ "$stamp" -nt "$0" ]; then
 	exit 0
 fi
 rm -rf "$out"
@@ -21,6 +21,7 @@ for applet in $("$busybox" --list); do
 done
 gcc -O2 -static -Wall -o "$out/rootfs/bin/probe" "$here/probe.c"
 gcc -O2 -Wall -o "$out/recvtty" "$here/recvtty.c"
+gcc -O2 -Wall -o "$out/seccomp-agent" "$here/seccomp-agent.c"
 echo "root:x:0:0:root:/root:/bin/sh" >"$out/rootfs/etc/passwd"
 echo "root:x:0:" >"$out/rootfs/etc/group"
 chmod 1777 "$out/rootfs/tmp"

@@ -19,6 +19,11 @@
  *   probe forkloop N           fork up to N children that sleep; print "forked K: errno"
  *   probe spin SECONDS         burn CPU for SECONDS of wall time
  *   probe counter FILE         write an increasing counter to FILE every 10 ms, forever
+ *   probe syscall NAME [A...]  call NAME with args A (numbers; default: -1 for each, so fds are
+ *                              invalid and pointers bad) and print the errno name or "ok": the
+ *                              bubblewrap try-syscall idea: EPERM/ENOSYS = a filter answered,
+ *                              EBADF/EFAULT/EINVAL = the kernel was reached
+ *   probe syscall-nr N [A...]  the same by number
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,6 +38,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,11 +53,34 @@ errname (int e)
       E (EPERM); E (ENOENT); E (EACCES); E (EROFS); E (EBADF); E (EEXIST); E (ENOTDIR); E (EISDIR);
       E (EINVAL); E (ENOSPC); E (EFAULT); E (ENOSYS); E (ELOOP); E (ETXTBSY); E (EXDEV); E (ENXIO);
       E (EBUSY); E (EAGAIN); E (ENODEV); E (EOPNOTSUPP); E (EFBIG); E (EMFILE); E (ESRCH);
+      E (ENETDOWN); E (ENOTTY); E (E2BIG); E (ENOMSG); E (EAFNOSUPPORT); E (ENETUNREACH); E (ECONNREFUSED);
 #undef E
     default:
       return "EOTHER";
     }
 }
+
+static const struct
+{
+  const char *name;
+  long nr;
+} syscalls[] = {
+#define S(n) { #n, SYS_##n }
+  S (read), S (write), S (openat), S (close), S (getpid), S (getppid), S (ioctl), S (mount), S (umount2),
+  S (unshare), S (setns), S (keyctl), S (add_key), S (request_key), S (bpf), S (perf_event_open), S (ptrace),
+  S (process_vm_readv), S (process_vm_writev), S (kexec_load), S (kexec_file_load), S (init_module),
+  S (finit_module), S (delete_module), S (reboot), S (swapon), S (swapoff), S (clock_settime),
+  S (settimeofday), S (sethostname), S (setdomainname), S (acct), S (quotactl), S (io_uring_setup),
+  S (io_uring_enter), S (io_uring_register), S (userfaultfd), S (fsopen), S (fsconfig), S (fsmount),
+  S (fspick), S (move_mount), S (open_tree), S (mount_setattr), S (pivot_root), S (chroot),
+  S (open_by_handle_at), S (name_to_handle_at), S (clone), S (clone3), S (personality), S (socket),
+  S (kill), S (getcwd), S (syslog), S (vhangup), S (kcmp), S (pidfd_getfd), S (lookup_dcookie),
+  S (modify_ldt), S (uselib), S (ustat), S (sysfs), S (mbind), S (set_mempolicy), S (migrate_pages),
+  S (move_pages), S (quotactl_fd), S (fanotify_init), S (iopl), S (ioperm), S (nfsservctl), S (mknod),
+  S (uname), S (getrandom), S (statx), S (landlock_create_ruleset), S (memfd_secret), S (futex_waitv),
+  S (setresuid), S (setresgid), S (setgroups), S (capset), S (prctl), S (chdir),
+#undef S
+};
 
 static int
 fail (void)
@@ -203,6 +232,28 @@ main (int argc, char **argv)
       snprintf (path, sizeof path, "/proc/%s/exe", arg);
       fd = open (path, O_WRONLY | O_CLOEXEC);
       if (fd < 0)
+        return fail ();
+      printf ("ok\n");
+      return 0;
+    }
+  if (strcmp (cmd, "syscall") == 0 || strcmp (cmd, "syscall-nr") == 0)
+    {
+      long nr = -1, a[6] = { -1, -1, -1, -1, -1, -1 };
+      if (strcmp (cmd, "syscall-nr") == 0)
+        nr = strtol (arg, NULL, 0);
+      else
+        for (size_t i = 0; i < sizeof syscalls / sizeof syscalls[0]; i++)
+          if (strcmp (syscalls[i].name, arg) == 0)
+            nr = syscalls[i].nr;
+      if (nr < 0)
+        {
+          fprintf (stderr, "probe: unknown syscall %s\n", arg);
+          return 2;
+        }
+      for (int i = 0; i < 6 && i + 3 < argc; i++)
+        a[i] = strtol (argv[i + 3], NULL, 0);
+      errno = 0;
+      if (syscall (nr, a[0], a[1], a[2], a[3], a[4], a[5]) < 0)
         return fail ();
       printf ("ok\n");
       return 0;

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Source of the seccomp profiles sbx-oci ships (config/seccomp/*.json).
+
+JSON has no comments, so the profiles are written here, explained, and generated:
+    python3 config/seccomp/profiles.py        # rewrites default.json and python.json
+tests/seccomp.bats checks that the committed JSON matches this script.
+
+Both profiles are allow-lists: anything not named fails with EPERM (defaultErrnoRet 1),
+and sbx-oci returns ENOSYS for syscalls newer than any named here (so a newer glibc
+falls back instead of failing). A deny-list goes stale with every kernel release; an
+allow-list fails closed (THREATS.md section 5).
+"""
+import json
+import os
+import sys
+
+EPERM, ENOSYS = 1, 38
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+AF_UNIX, AF_INET, AF_INET6, AF_VSOCK = 1, 2, 10, 40
+# CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET (Docker's mask) | NEWTIME
+CLONE_NAMESPACE_FLAGS = 0x7E020000 | 0x80
+ARCHES = ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"]
+
+
+def allow(names, **extra):
+    return dict(names=sorted(names), action="SCMP_ACT_ALLOW", **extra)
+
+
+def ioctl_without(excluded, bits=32):
+    """Allow ioctl unless the command's low 32 bits are one of `excluded`.
+
+    The kernel reads the command as a 32-bit int, so the test must ignore the upper
+    half of the register (CVE-2019-10063: TIOCSTI | 1 << 32 slipped past a 64-bit
+    compare). libseccomp cannot express "allow unless masked-equal" (an unconditional
+    allow absorbs a conditional deny, and one rule cannot compare an argument twice),
+    so the allowed set is written as a union of masked prefixes: every 32-bit value
+    that is not excluded shares a prefix with no excluded value."""
+    rules = []
+
+    def cover(prefix, depth, values):
+        # values: the excluded values that start with `prefix` (depth bits from the top)
+        if not values:
+            mask = ((1 << depth) - 1) << (bits - depth) if depth else 0
+            rules.append({"index": 1, "value": mask, "valueTwo": prefix << (bits - depth), "op": "SCMP_CMP_MASKED_EQ"})
+            return
+        if depth == bits:
+            return  # an excluded value itself
+        bit = bits - depth - 1
+        for b in (0, 1):
+            cover(prefix << 1 | b, depth + 1, [v for v in values if (v >> bit) & 1 == b])
+
+    cover(0, 0, list(excluded))
+    # One rule per prefix (rules for the same syscall are alternatives).
+    return [dict(names=["ioctl"], action="SCMP_ACT_ALLOW", args=[r]) for r in rules]
+
+
+def clone_without_namespaces():
+    return [allow(["clone"], args=[{"index": 0, "value": CLONE_NAMESPACE_FLAGS, "valueTwo": 0,
+                                    "op": "SCMP_CMP_MASKED_EQ"}])]
+
+
+def clone3_enosys():
+    # clone3's flags are behind a pointer seccomp cannot read: refuse it with ENOSYS so
+    # glibc falls back to clone (whose flags are checked). EPERM would be fatal to
+    # glibc (every thread creation would fail).
+    return [dict(names=["clone3"], action="SCMP_ACT_ERRNO", errnoRet=ENOSYS)]
+
+
+def personality_allowed():
+    # PER_LINUX, PER_LINUX32, UNAME26|PER_LINUX, ... and the query value 0xffffffff.
+    return [allow(["personality"], args=[{"index": 0, "value": v, "op": "SCMP_CMP_EQ"}])
+            for v in (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)]
+
+
+# ---------------------------------------------------------------------- python.json
+# One-shot CPython with numpy, pandas, threads, multiprocessing, subprocess, sqlite
+# and sockets. Measured (THREATS.md section 5: strace -f -c of that workload) to use 64
+# distinct syscalls; these are those plus their close variants, so that a library
+# choosing stat over statx, or pread over read, still works.
+PYTHON_FILES = """read write readv writev pread64 pwrite64 preadv preadv2 pwritev pwritev2 open openat openat2
+close close_range dup dup2 dup3 fstat lstat stat newfstatat statx fstatfs statfs getdents64 lseek
+ftruncate truncate fallocate fsync fdatasync rename renameat renameat2 unlink unlinkat mkdir mkdirat
+rmdir symlink symlinkat readlink readlinkat link linkat chmod fchmod fchmodat fchown fchownat utimensat
+umask chdir fchdir getcwd faccessat faccessat2 access copy_file_range sendfile splice memfd_create
+fcntl flock fadvise64 pipe pipe2"""
+PYTHON_MEMORY = "mmap munmap mprotect madvise mremap brk mincore membarrier"
+PYTHON_THREADS = """futex futex_waitv set_robust_list get_robust_list rseq set_tid_address gettid tgkill
+tkill kill rt_sigaction rt_sigprocmask rt_sigreturn rt_sigsuspend rt_sigpending rt_sigtimedwait
+rt_sigqueueinfo sigaltstack sched_yield sched_getaffinity sched_setaffinity sched_getparam
+sched_getscheduler getpriority setpriority restart_syscall"""
+PYTHON_PROCESSES = """execve execveat wait4 waitid vfork exit exit_group getpid getppid getpgrp getpgid
+setpgid setsid getsid getuid getgid geteuid getegid getresuid getresgid getgroups prlimit64
+getrlimit getrusage times uname sysinfo getrandom arch_prctl prctl capget"""
+PYTHON_TIME = "clock_gettime clock_getres clock_nanosleep nanosleep gettimeofday time alarm setitimer getitimer"
+PYTHON_EVENTS = "poll ppoll select pselect6 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait eventfd2"
+# multiprocessing's locks are POSIX semaphores: files in /dev/shm (open/mmap/unlink), no
+# SysV IPC or message queues.
+PYTHON_SOCKETS = """socketpair bind listen accept accept4 connect getsockname getpeername getsockopt
+setsockopt sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg shutdown"""
+
+
+def python_profile():
+    names = set()
+    for group in (PYTHON_FILES, PYTHON_MEMORY, PYTHON_THREADS, PYTHON_PROCESSES, PYTHON_TIME, PYTHON_EVENTS,
+                  PYTHON_SOCKETS):
+        names.update(group.split())
+    rules = [allow(names)]
+    rules += clone_without_namespaces()
+    rules += clone3_enosys()
+    rules += personality_allowed()
+    rules += ioctl_without([TIOCSTI, TIOCLINUX])
+    # Sockets: unix, inet, inet6 only (netlink, packet, vsock and rare families stay
+    # refused, which also stops module autoloading). `sbx-oci bundle --network none`
+    # narrows this to AF_UNIX.
+    rules += [allow(["socket"], args=[{"index": 0, "value": af, "op": "SCMP_CMP_EQ"}])
+              for af in (AF_UNIX, AF_INET, AF_INET6)]
+    return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, architectures=ARCHES, syscalls=rules)
+
+
+# --------------------------------------------------------------------- default.json
+# A general container profile in the spirit of the container engines' default: what
+# ordinary programs use, without the syscalls that need privileges a container should
+# not have (mount and the new mount API, unshare/setns, bpf, perf, keyrings, ptrace,
+# module loading, kexec, reboot, swap, clock setting, io_uring, userfaultfd,
+# open_by_handle_at, ...). Namespace flags are filtered out of clone.
+DEFAULT_EXTRA = """mlock munlock timer_create timer_settime timer_gettime timer_getoverrun timer_delete
+timerfd_create timerfd_settime timerfd_gettime epoll_pwait2 eventfd signalfd signalfd4 inotify_init
+inotify_init1 inotify_add_watch inotify_rm_watch shmget shmat shmdt shmctl semget semop semtimedop semctl
+msgget msgsnd msgrcv msgctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr
+accept accept4 adjtimex alarm capset chown creat epoll_ctl_old epoll_wait_old
+fork fremovexattr fsetxattr fgetxattr flistxattr getcpu getdents getxattr lgetxattr listxattr
+llistxattr lremovexattr lsetxattr lchown removexattr setxattr get_thread_area set_thread_area io_cancel
+io_destroy io_getevents io_pgetevents io_setup io_submit ioprio_get ioprio_set ipc landlock_add_rule
+landlock_create_ruleset landlock_restrict_self mknod mknodat mlock2 mlockall munlockall msync name_to_handle_at
+pause pidfd_open pidfd_send_signal pkey_alloc pkey_free pkey_mprotect process_mrelease readahead recv
+remap_file_pages rt_tgsigqueueinfo sched_getattr sched_get_priority_max sched_get_priority_min
+sched_rr_get_interval sched_setattr sched_setparam sched_setscheduler seccomp send setfsgid setfsuid setgid
+setgroups setregid setresgid setresuid setreuid setrlimit setuid socketcall sync sync_file_range syncfs tee
+utime utimes vmsplice waitpid futimesat"""
+
+
+def default_profile():
+    p = python_profile()
+    names = set(p["syscalls"][0]["names"]) | set(DEFAULT_EXTRA.split())
+    rules = [allow(names)]
+    rules += clone_without_namespaces()
+    rules += clone3_enosys()
+    rules += personality_allowed()
+    rules += ioctl_without([TIOCSTI, TIOCLINUX])
+    # every socket family but vsock (a host channel the container has no business with)
+    rules += [allow(["socket"], args=[{"index": 0, "value": AF_VSOCK, "op": "SCMP_CMP_NE"}])]
+    return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, architectures=ARCHES, syscalls=rules)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    check = "--check" in sys.argv
+    stale = []
+    for name, profile in (("default.json", default_profile()), ("python.json", python_profile())):
+        text = json.dumps(profile, indent=1) + "\n"
+        path = os.path.join(here, name)
+        if check:
+            with open(path) as f:
+                if f.read() != text:
+                    stale.append(name)
+        else:
+            with open(path, "w") as f:
+                f.write(text)
+    if stale:
+        print("stale (rerun config/seccomp/profiles.py): " + " ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+/* linux.seccomp (config-linux.md "Seccomp") in typed form. */
+#ifndef SBX_OCI_SECCOMP_CONFIG_H
+#define SBX_OCI_SECCOMP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yajl/yajl_tree.h>
+
+#include "oci/vocab.h"
+#include "runtime/error.h"
+
+struct oci_seccomp_arg
+{
+  uint32_t index;
+  uint64_t value, value_two;
+  enum sbx_seccomp_op op;
+};
+
+struct oci_seccomp_rule
+{
+  const char **names;
+  size_t n_names;
+  enum sbx_seccomp_action action;
+  bool has_errno_ret;
+  uint32_t errno_ret;
+  struct oci_seccomp_arg *args;
+  size_t n_args;
+};
+
+struct oci_seccomp
+{
+  enum sbx_seccomp_action default_action;
+  bool has_default_errno_ret;
+  uint32_t default_errno_ret;
+  int *archs; /* indexes into sbx_seccomp_archs */
+  size_t n_archs;
+  uint32_t flags; /* bit i = sbx_seccomp_flags[i] */
+  const char *listener_path, *listener_metadata;
+  struct oci_seccomp_rule *rules;
+  size_t n_rules;
+  bool uses_notify;
+  yajl_val tree; /* the object parsed, for the cache key */
+};
+
+int oci_seccomp_parse (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_error *err);
+void oci_seccomp_clear (struct oci_seccomp *s);
+
+#endif
