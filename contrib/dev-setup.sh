@@ -37,5 +37,5 @@ if [ -z "${SBX_SKIP_DEMO:-}" ]; then
 	jq '.process.args = ["sh", "-c", "echo hello from $(hostname): pid $$, uid $(id -u), net: $(ls /sys/class/net)"]' \
 		"$demo/config.json" >"$demo/c" && mv "$demo/c" "$demo/config.json"
 	chmod 755 "$demo"
-	./sbx-oci run "$demo"
+	./sbx-oci run --bundle "$demo"
 fi

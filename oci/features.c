@@ -3,6 +3,7 @@
 
 #include <seccomp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "oci/json.h"
 #include "oci/vocab.h"
@@ -30,12 +31,29 @@ gen_linux (yajl_gen g)
   /* systemd-style cgroupsPath is mapped to cgroupfs; we do not talk to systemd. */
   GEN (gen_key_bool (g, "systemd", false));
   GEN (gen_key_bool (g, "systemdUser", false));
-  GEN (gen_key_bool (g, "rdma", false));
+  GEN (gen_key_bool (g, "rdma", true));
   GEN (yajl_gen_map_close (g));
 
   GEN (gen_string (g, "seccomp"));
   GEN (yajl_gen_map_open (g));
-  GEN (gen_key_bool (g, "enabled", false));
+  GEN (gen_key_bool (g, "enabled", true));
+  GEN (gen_string (g, "actions"));
+  GEN (gen_string_array (g, sbx_seccomp_actions, SCMP_A_COUNT));
+  GEN (gen_string (g, "operators"));
+  GEN (gen_string_array (g, sbx_seccomp_ops, SCMP_OP_COUNT));
+  GEN (gen_string (g, "archs"));
+  GEN (yajl_gen_array_open (g));
+  /* the ones this build's libseccomp can compile (runtime/seccomp.c refuses the rest) */
+  for (size_t i = 0; i < sbx_seccomp_archs_count; i++)
+    if (strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_LOONGARCH64") && strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_M68K")
+        && strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_SH") && strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_SHEB"))
+      GEN (gen_string (g, sbx_seccomp_archs[i]));
+  GEN (yajl_gen_array_close (g));
+  GEN (gen_string (g, "knownFlags"));
+  GEN (gen_string_array (g, sbx_seccomp_flags, sbx_seccomp_flags_count));
+  /* passed to seccomp(2) by us, not through libseccomp: all are supported */
+  GEN (gen_string (g, "supportedFlags"));
+  GEN (gen_string_array (g, sbx_seccomp_flags, sbx_seccomp_flags_count));
   GEN (yajl_gen_map_close (g));
 
   GEN (gen_string (g, "apparmor"));

@@ -112,7 +112,8 @@ struct oci_resources
   size_t n_devices;
 };
 
-/* Parse a LinuxResources object; `path` prefixes error messages ("linux.resources"). */
+/* Parse a LinuxResources object; `path` prefixes error messages ("linux.resources").
+ * Call oci_resources_clear() afterwards whether it succeeded or not. */
 int oci_resources_parse (yajl_val obj, const char *path, struct oci_resources *r, struct sbx_error *err);
 void oci_resources_clear (struct oci_resources *r);
 /* Does this ask for any cgroup setting at all? */

@@ -11,6 +11,7 @@
 
 #include "fs.h"
 #include "mountapi.h"
+#include "mounts.h"
 #include "util.h"
 
 struct device_spec
@@ -125,6 +126,8 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
   mode_t old_umask = umask (0);
   int ret = -1;
 
+  if (mounts_check_special_dir (rootfd, "/dev", err) < 0)
+    goto out;
   /* linux.devices first: an entry for a default device's path (say /dev/null with its
    * own mode or owner) replaces the default. */
   for (size_t i = 0; i < c->linux_.n_devices; i++)

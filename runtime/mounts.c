@@ -2,6 +2,7 @@
 #include "mounts.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -302,6 +303,64 @@ mount_remount (const struct mount_plan *p, const struct mounts_env *env, struct 
   return set_attrs (targetfd, p->rec_attr_set, p->rec_attr_clr, 0, true, err);
 }
 
+/* The first component of a container path ("proc" for "/proc/self/x"). */
+static size_t
+first_component (const char *path, const char **start)
+{
+  while (*path == '/')
+    path++;
+  *start = path;
+  return strcspn (path, "/");
+}
+
+/* /proc, /sys and /dev of the rootfs must be real directories: a symlink there sends
+ * procfs (and the masks, and device nodes) somewhere else (CVE-2019-19921,
+ * CVE-2023-27561, CVE-2026-41579). */
+int
+mounts_check_special_dir (int rootfd, const char *path, struct sbx_error *err)
+{
+  static const char *const special[] = { "proc", "sys", "dev" };
+  const char *comp;
+  size_t len = first_component (path, &comp);
+  struct stat st;
+  for (size_t i = 0; i < ARRAY_SIZE (special); i++)
+    if (len == strlen (special[i]) && strncmp (comp, special[i], len) == 0
+        && fstatat (rootfd, special[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
+      return sbx_error_set (err, 0, "/%s in the rootfs is a symlink; refusing to mount or create anything there",
+                            special[i]);
+  return 0;
+}
+
+/* Inside /proc only procfs itself and runc's list of files that lxcfs-style tools
+ * bind over are allowed: anything else over /proc could fake the kernel's answers
+ * (CVE-2019-16884). */
+static int
+check_proc_destination (const struct mount_plan *p, struct sbx_error *err)
+{
+  static const char *const allowed[] = { "/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat",
+                                         "/proc/swaps", "/proc/uptime", "/proc/loadavg", "/proc/slabinfo",
+                                         "/proc/net/dev", "/proc/sys/kernel/ns_last_pid" };
+  const char *comp, *d = p->m->destination;
+  size_t len = first_component (d, &comp);
+  char norm[PATH_MAX];
+  size_t n = 0;
+  if (len != 4 || strncmp (comp, "proc", 4) != 0 || comp[4] == '\0' || str_eq (p->m->type, "proc"))
+    return 0;
+  /* compare as an absolute path without repeated or trailing slashes */
+  norm[n++] = '/';
+  for (const char *q = d; *q && n < sizeof norm - 2; q++)
+    if (!(*q == '/' && norm[n - 1] == '/'))
+      norm[n++] = *q;
+  while (n > 1 && norm[n - 1] == '/')
+    n--;
+  norm[n] = '\0';
+  for (size_t i = 0; i < ARRAY_SIZE (allowed); i++)
+    if (strcmp (norm, allowed[i]) == 0)
+      return 0;
+  return sbx_error_set (err, 0, "mounting over %s is not allowed (only procfs and a few files such as /proc/meminfo "
+                                "may be mounted inside /proc)", d);
+}
+
 int
 mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
               struct sbx_error *err)
@@ -310,6 +369,8 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
     {
       const struct mount_plan *p = &plans[i];
       int r;
+      if (mounts_check_special_dir (env->rootfd, p->m->destination, err) < 0 || check_proc_destination (p, err) < 0)
+        return sbx_error_wrap (err, "mounts[%zu]", i);
       if (p->remount)
         r = mount_remount (p, env, err);
       else if (p->bind)

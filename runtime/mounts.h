@@ -47,6 +47,8 @@ struct mounts_env
 
 int mounts_plan (const struct oci_config *c, struct mount_plan **out, struct sbx_error *err);
 void mounts_plan_free (struct mount_plan *p, size_t n);
+/* Refuse a path under /proc, /sys or /dev when that directory of the rootfs is a symlink. */
+int mounts_check_special_dir (int rootfd, const char *path, struct sbx_error *err);
 int mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
                   struct sbx_error *err);
 /* Mount one planned entry at an already-open target (used by mounts_apply). With

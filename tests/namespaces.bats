@@ -166,18 +166,32 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 	[ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$before" ]
 }
 
-@test "sysctl: CVE-2025-52881 a tmpfs over /proc/sys/net does not redirect the write" {
-	# a config mount shadows /proc/sys/net; the runtime writes through its own procfs
+@test "sysctl: CVE-2025-52881 a tmpfs over /proc/sys/net is refused and the host value is untouched" {
+	# a config mount would shadow /proc/sys/net; mounts inside /proc are refused
+	# (CVE-2019-16884), and sysctls go through a private procfs anyway
 	update_config '.linux.sysctl = {"net.ipv4.ip_forward": "1"}
 		| .mounts += [{"destination":"/proc/sys/net","type":"tmpfs","source":"tmpfs","options":["rw"]}]
 		| .linux.readonlyPaths = []'
 	local before
 	before=$(cat /proc/sys/net/ipv4/ip_forward)
 	set_args sh -c 'ls /proc/sys/net | wc -l'
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "/proc/sys/net"
+	[ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$before" ]
+	assert_no_state "$ID"
+}
+
+@test "mounts: CVE-2019-16884 only procfs and lxcfs-style files may be mounted inside /proc" {
+	echo "fake meminfo" >"$BATS_TEST_TMPDIR/meminfo"
+	update_config --arg m "$BATS_TEST_TMPDIR/meminfo" '.mounts += [{"destination":"/proc/meminfo","type":"bind","source":$m,"options":["bind","ro"]}]'
+	set_args cat /proc/meminfo
 	sbx run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ]
-	[ "$output" = 0 ]
-	[ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$before" ]
+	[ "$output" = "fake meminfo" ]
+	update_config '.mounts += [{"destination":"/proc/self","type":"tmpfs","source":"tmpfs"}]'
+	sbx_split run --bundle "$BUNDLE" "$ID-b"
+	assert_one_line_error "/proc/self"
+	assert_no_state "$ID-b"
 }
 
 @test "timens: monotonic and boottime offsets are applied" {
