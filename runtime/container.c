@@ -26,6 +26,7 @@
 
 #include "cgroup.h"
 #include "cgroup_devices.h"
+#include "foreground.h"
 #include "fs.h"
 #include "hooks/hooks.h"
 #include "init.h"
@@ -41,10 +42,6 @@
 #include "sync.h"
 #include "terminal.h"
 #include "util.h"
-
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
 
 struct container
 {
@@ -407,22 +404,6 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
 /* ------------------------------------------------------------ 5: record */
 
 static int
-write_pid_file (const char *path, pid_t pid, struct sbx_error *err)
-{
-  char buf[32];
-  _cleanup_free_ char *copy = xstrdup (path);
-  char *slash = strrchr (copy, '/');
-  _cleanup_close_ int dirfd = -1;
-  int n = snprintf (buf, sizeof buf, "%d", (int) pid);
-  dirfd = open (slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dirfd < 0)
-    return sbx_error_set (err, errno, "--pid-file %s", path);
-  if (fs_write_atomic (dirfd, strrchr (path, '/') ? strrchr (path, '/') + 1 : path, buf, n, 0644, err) < 0)
-    return sbx_error_wrap (err, "--pid-file %s", path);
-  return 0;
-}
-
-static int
 record (struct container *c, struct sbx_error *err)
 {
   c->state.init_start_time = proc_start_time (c->child.pid);
@@ -433,7 +414,7 @@ record (struct container *c, struct sbx_error *err)
   if (fs_write_atomic (c->state_fd, CONFIG_SNAPSHOT, c->config->raw, c->config->raw_len, 0600, err) < 0
       || statedir_write_state (c->state_fd, &c->state, err) < 0)
     return -1;
-  if (c->o->pid_file && write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
+  if (c->o->pid_file && fs_write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
     return -1;
   /* Recorded: other commands (kill, delete) may act on the container from now on. */
   flock (c->state_fd, LOCK_UN);
@@ -485,48 +466,6 @@ container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_e
 
 /* --------------------------------------------------------------- run */
 
-/* Signals the foreground `run` passes on to the container instead of acting on. */
-static void
-forwarded_signals (sigset_t *set)
-{
-  static const int sigs[] = { SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
-                              SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGPWR, SIGVTALRM,
-                              SIGPROF, SIGXCPU, SIGXFSZ, SIGCHLD };
-  sigemptyset (set);
-  for (size_t i = 0; i < ARRAY_SIZE (sigs); i++)
-    sigaddset (set, sigs[i]);
-}
-
-static int
-wait_and_forward (struct container *c, int sfd, int *exit_status, struct sbx_error *err)
-{
-  siginfo_t si;
-  for (;;)
-    {
-      struct pollfd pfd[2] = { { .fd = c->child.pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-      if (poll (pfd, 2, -1) < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return sbx_error_set (err, errno, "poll");
-        }
-      if (pfd[1].revents & POLLIN)
-        {
-          struct signalfd_siginfo ssi;
-          if (read (sfd, &ssi, sizeof ssi) == sizeof ssi && ssi.ssi_signo != SIGCHLD)
-            syscall (SYS_pidfd_send_signal, c->child.pidfd, ssi.ssi_signo, NULL, 0);
-        }
-      if (pfd[0].revents & POLLIN)
-        break;
-    }
-  memset (&si, 0, sizeof si);
-  if (waitid ((idtype_t) P_PIDFD, c->child.pidfd, &si, WEXITED) < 0)
-    return sbx_error_set (err, errno, "wait for the container");
-  c->child.pid = -1;
-  *exit_status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
-  return 0;
-}
-
 /* A program killed by the kernel for memory says nothing: the runtime does. */
 static void
 report_oom (struct container *c)
@@ -571,7 +510,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
 
   container_init_struct (&c, ctx, o);
   c.forward_signals = !detach;
-  forwarded_signals (&c.forwarded);
+  foreground_signal_set (&c.forwarded);
   /* Be the subreaper so a two-stage init stays our child. */
   if (!detach)
     prctl (PR_SET_CHILD_SUBREAPER, 1);
@@ -603,8 +542,9 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       sbx_error_set (err, errno, "signalfd");
       goto abort;
     }
-  if (wait_and_forward (&c, sfd, exit_status, err) < 0)
+  if (foreground_wait (c.child.pidfd, sfd, exit_status, err) < 0)
     goto abort;
+  c.child.pid = -1;
   if (!keep)
     run_cleanup (&c);
   ret = 0;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "context.h"
@@ -31,6 +32,34 @@ int container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach
 int container_start (struct sbx_ctx *ctx, const char *id, struct sbx_error *err);
 int container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct sbx_error *err);
 int container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_error *err);
+/* exec (container_exec.c): a new process in a running (or created) container. */
+struct exec_opts
+{
+  const char *id;
+  const char *process_path; /* --process: a process.json; otherwise the fields below */
+  char **args;
+  size_t n_args;
+  const char *cwd;
+  const char **env; /* KEY=VALUE, replacing the config's KEY */
+  size_t n_env;
+  bool has_user;
+  uint32_t uid, gid;
+  uint32_t *additional_gids;
+  size_t n_additional_gids;
+  const char **caps; /* added to the bounding, effective and permitted sets */
+  size_t n_caps;
+  bool no_new_privs;
+  bool tty;
+  const char *console_socket;
+  bool detach;
+  const char *pid_file;
+  int preserve_fds;
+  const char *process_label, *apparmor;
+  bool ignore_paused;
+};
+/* Detached: returns once the program runs. Foreground: waits, forwards signals and
+ * sets *exit_status (128+N when killed by signal N). */
+int container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status, struct sbx_error *err);
 /* container_cgroup.c */
 struct oci_resources;
 struct cgroup_stats;

@@ -9,49 +9,29 @@
 
 #include "cgroup.h"
 #include "cgroup_devices.h"
+#include "container_load.h"
 #include "oci/config.h"
 #include "statedir.h"
 #include "util.h"
 
 struct opened
 {
-  int root_fd, state_fd;
-  struct sbx_state state;
-  enum container_status status;
+  struct loaded l;
   struct cgroup cg;
 };
 
 static void
 opened_free (struct opened *o)
 {
-  if (o->state_fd >= 0)
-    close (o->state_fd);
-  if (o->root_fd >= 0)
-    close (o->root_fd);
+  loaded_free (&o->l);
   cgroup_close (&o->cg);
-  oci_state_clear (&o->state);
 }
 
 static int
 open_container (struct sbx_ctx *ctx, const char *id, bool lock, struct opened *o, struct sbx_error *err)
 {
-  memset (o, 0, sizeof *o);
-  o->root_fd = o->state_fd = -1;
   cgroup_init (&o->cg, CGROUP_MODE_NONE, NULL);
-  if (statedir_validate_id (id, err) < 0)
-    return -1;
-  o->root_fd = statedir_open_root (ctx->root, false, err);
-  if (o->root_fd < 0)
-    {
-      sbx_error_clear (err);
-      return sbx_error_set (err, 0, "container %s does not exist", id);
-    }
-  o->state_fd = statedir_open (o->root_fd, id, err);
-  if (o->state_fd < 0 || (lock && statedir_lock (o->state_fd, err) < 0)
-      || statedir_read_state (o->state_fd, id, &o->state, err) < 0)
-    return -1;
-  o->status = statedir_status (o->state_fd, &o->state);
-  if (cgroup_open_from_state (&o->state, &o->cg, err) < 0)
+  if (container_load (ctx, id, lock, &o->l, err) < 0 || cgroup_open_from_state (&o->l.state, &o->cg, err) < 0)
     return -1;
   if (!o->cg.ops)
     return sbx_error_set (err, 0, "container %s has no cgroup (created with --cgroup-manager disabled or rootless)",
@@ -68,7 +48,7 @@ container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resource
   int ret = -1;
   if (open_container (ctx, id, true, &o, err) < 0)
     goto out;
-  if (o.status == STATUS_STOPPED)
+  if (o.l.status == STATUS_STOPPED)
     {
       sbx_error_set (err, 0, "cannot update container %s: it is stopped", id);
       goto out;
@@ -87,7 +67,7 @@ container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resource
     {
       /* The default devices and linux.devices stay allowed after an update. */
       struct oci_parse_ctx pctx = { 0 };
-      snapshot = oci_config_load (o.state_fd, CONFIG_SNAPSHOT, &pctx, err);
+      snapshot = oci_config_load (o.l.state_fd, CONFIG_SNAPSHOT, &pctx, err);
       if (!snapshot)
         goto out;
       defaults.devices = snapshot->linux_.devices;
@@ -107,14 +87,14 @@ container_pause (struct sbx_ctx *ctx, const char *id, bool pause, struct sbx_err
   int ret = -1;
   if (open_container (ctx, id, true, &o, err) < 0)
     goto out;
-  if (pause && o.status != STATUS_RUNNING && o.status != STATUS_CREATED)
+  if (pause && o.l.status != STATUS_RUNNING && o.l.status != STATUS_CREATED)
     {
-      sbx_error_set (err, 0, "cannot pause container %s: it is %s", id, container_status_name (o.status));
+      sbx_error_set (err, 0, "cannot pause container %s: it is %s", id, container_status_name (o.l.status));
       goto out;
     }
-  if (!pause && o.status != STATUS_PAUSED)
+  if (!pause && o.l.status != STATUS_PAUSED)
     {
-      sbx_error_set (err, 0, "cannot resume container %s: it is %s, not paused", id, container_status_name (o.status));
+      sbx_error_set (err, 0, "cannot resume container %s: it is %s, not paused", id, container_status_name (o.l.status));
       goto out;
     }
   ret = o.cg.ops->freeze (&o.cg, pause, err);
@@ -144,7 +124,7 @@ container_stats (struct sbx_ctx *ctx, const char *id, struct cgroup_stats *s, bo
   if (open_container (ctx, id, false, &o, err) == 0)
     {
       ret = o.cg.ops->stats (&o.cg, s);
-      *running = o.status != STATUS_STOPPED;
+      *running = o.l.status != STATUS_STOPPED;
     }
   opened_free (&o);
   return ret;

@@ -16,57 +16,12 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "container_load.h"
 #include "hooks/hooks.h"
 #include "oci/config.h"
 #include "oci/json.h"
 #include "statedir.h"
 #include "util.h"
-
-struct loaded
-{
-  int root_fd;
-  int state_fd;
-  struct sbx_state state;
-  enum container_status status;
-};
-
-static void
-loaded_free (struct loaded *l)
-{
-  if (l->state_fd >= 0)
-    close (l->state_fd);
-  if (l->root_fd >= 0)
-    close (l->root_fd);
-  oci_state_clear (&l->state);
-}
-
-static int
-load (struct sbx_ctx *ctx, const char *id, bool lock, struct loaded *l, struct sbx_error *err)
-{
-  memset (l, 0, sizeof *l);
-  l->root_fd = l->state_fd = -1;
-  if (statedir_validate_id (id, err) < 0)
-    return -1;
-  l->root_fd = statedir_open_root (ctx->root, false, err);
-  if (l->root_fd < 0)
-    {
-      if (err->errnum == ENOENT)
-        {
-          sbx_error_clear (err);
-          return sbx_error_set (err, 0, "container %s does not exist", id);
-        }
-      return -1;
-    }
-  l->state_fd = statedir_open (l->root_fd, id, err);
-  if (l->state_fd < 0)
-    return -1;
-  if (lock && statedir_lock (l->state_fd, err) < 0)
-    return -1;
-  if (statedir_read_state (l->state_fd, id, &l->state, err) < 0)
-    return -1;
-  l->status = statedir_status (l->state_fd, &l->state);
-  return 0;
-}
 
 /* The config snapshot, parsed only when hooks need it. */
 static struct oci_config *
@@ -101,7 +56,7 @@ container_state (struct sbx_ctx *ctx, const char *id, struct sbx_error *err)
 {
   struct loaded l;
   char *out = NULL;
-  if (load (ctx, id, false, &l, err) == 0)
+  if (container_load (ctx, id, false, &l, err) == 0)
     {
       out = oci_state_public_json (&l.state, container_status_name (l.status), true, NULL);
       if (!out)
@@ -117,7 +72,7 @@ container_start (struct sbx_ctx *ctx, const char *id, struct sbx_error *err)
   struct loaded l;
   _cleanup_close_ int fifo = -1;
   int ret = -1;
-  if (load (ctx, id, true, &l, err) < 0)
+  if (container_load (ctx, id, true, &l, err) < 0)
     goto out;
   /* runtime.md: start of a container that is not created has no effect and errors. */
   if (l.status != STATUS_CREATED)
@@ -154,21 +109,6 @@ out:
   return ret;
 }
 
-/* Open a pidfd for the init and make sure it is still the same process. */
-static int
-open_init_pidfd (const struct sbx_state *s, struct sbx_error *err)
-{
-  int fd = (int) syscall (SYS_pidfd_open, s->pid, 0);
-  if (fd < 0)
-    return sbx_error_set (err, errno, "pidfd_open %d", (int) s->pid);
-  if (!state_init_alive (s))
-    {
-      close (fd);
-      return sbx_error_set (err, ESRCH, "the container process has exited");
-    }
-  return fd;
-}
-
 int
 container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct sbx_error *err)
 {
@@ -176,7 +116,7 @@ container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct s
   struct cgroup cg;
   int ret = -1;
   cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
-  if (load (ctx, id, true, &l, err) < 0)
+  if (container_load (ctx, id, true, &l, err) < 0)
     goto out;
   if (l.status == STATUS_STOPPED)
     {
@@ -196,7 +136,7 @@ container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct s
        * takes every process down with it). */
     }
   {
-    _cleanup_close_ int pidfd = open_init_pidfd (&l.state, err);
+    _cleanup_close_ int pidfd = container_open_init_pidfd (&l.state, err);
     if (pidfd < 0)
       goto out;
     if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
@@ -230,7 +170,7 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
   struct sbx_error e2 = { 0 };
   int ret = -1;
   cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
-  if (load (ctx, id, true, &l, err) < 0)
+  if (container_load (ctx, id, true, &l, err) < 0)
     {
       if (l.state_fd >= 0 && statedir_half_created (l.state_fd))
         {

@@ -229,3 +229,19 @@ fs_write_atomic (int dirfd, const char *name, const char *data, size_t len, mode
     }
   return 0;
 }
+
+int
+fs_write_pid_file (const char *path, pid_t pid, struct sbx_error *err)
+{
+  char buf[32];
+  _cleanup_free_ char *copy = xstrdup (path);
+  char *slash = strrchr (copy, '/');
+  _cleanup_close_ int dirfd = -1;
+  int n = snprintf (buf, sizeof buf, "%d", (int) pid);
+  dirfd = open (slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return sbx_error_set (err, errno, "--pid-file %s", path);
+  if (fs_write_atomic (dirfd, strrchr (path, '/') ? strrchr (path, '/') + 1 : path, buf, n, 0644, err) < 0)
+    return sbx_error_wrap (err, "--pid-file %s", path);
+  return 0;
+}

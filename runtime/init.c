@@ -21,30 +21,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "devices.h"
 #include "fs.h"
 #include "hooks/hooks.h"
 #include "idmap.h"
+#include "namespaces.h"
 #include "process_attrs.h"
+#include "process_become.h"
 #include "program.h"
 #include "rootfs.h"
 #include "statedir.h"
 #include "sync.h"
 #include "terminal.h"
 #include "util.h"
-
-static void
-reset_signals (void)
-{
-  sigset_t none;
-  struct sigaction dfl = { .sa_handler = SIG_DFL };
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      sigaction (sig, &dfl, NULL);
-}
 
 /* The state JSON a hook run from inside the container reads on stdin. */
 static char *
@@ -187,30 +176,10 @@ setup_terminal (struct init_args *a, struct sbx_error *err)
   _cleanup_close_ int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
     return sbx_error_set (err, errno, "open /");
-  a->pty_slave = terminal_setup (root, a->config->process, a->console_fd, err);
+  a->pty_slave = terminal_setup (root, a->config->process, a->console_fd, true, err);
   close (a->console_fd);
   a->console_fd = -1;
   return a->pty_slave < 0 ? -1 : 0;
-}
-
-/* chdir to process.cwd, resolved inside the root with no magic links: a cwd of
- * /proc/self/fd/N can never reach a host directory (CVE-2024-21626). */
-static int
-enter_cwd (const char *cwd, struct sbx_error *err)
-{
-  _cleanup_close_ int fd = sys_openat2 (AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
-  _cleanup_close_ int dir = -1;
-  char buf[64];
-  if (fd < 0)
-    return sbx_error_set (err, errno, "open /");
-  dir = sys_openat2 (fd, cwd[1] ? cwd + 1 : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
-  if (dir < 0)
-    return sbx_error_set (err, errno, "process.cwd: %s", cwd);
-  if (fchdir (dir) < 0)
-    return sbx_error_set (err, errno, "process.cwd: chdir %s", cwd);
-  if (!getcwd (buf, sizeof buf) && errno != ERANGE)
-    return sbx_error_set (err, errno, "process.cwd: %s is not reachable from the container root", cwd);
-  return 0;
 }
 
 /* Block until `start`: it writes a byte to exec.fifo (runtime.md step 6). */
@@ -250,38 +219,6 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
   return 0;
 }
 
-/* Load linux.seccomp; with SCMP_ACT_NOTIFY, hand the listener fd to the agent. */
-static int
-load_seccomp (struct init_args *a, struct sbx_error *err)
-{
-  int nfd = -1, r;
-  if (sbx_seccomp_load (a->seccomp, &nfd, err) < 0)
-    return -1;
-  if (nfd < 0)
-    return 0;
-  {
-    struct sbx_state s = *a->state;
-    s.pid = a->host_pid;
-    r = sbx_seccomp_send_notify (a->seccomp_listener_fd, nfd, a->host_pid, a->seccomp_metadata, &s, err);
-  }
-  close (nfd);
-  close (a->seccomp_listener_fd);
-  a->seccomp_listener_fd = -1;
-  return r;
-}
-
-static int
-keep_preserved_fds (int n, struct sbx_error *err)
-{
-  for (int fd = 3; fd < 3 + n; fd++)
-    {
-      int flags = fcntl (fd, F_GETFD);
-      if (flags < 0 || fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
-        return sbx_error_set (err, errno, "--preserve-fds: fd %d", fd);
-    }
-  return 0;
-}
-
 static int
 init_run (struct init_args *a, char **program, struct sbx_error *err)
 {
@@ -293,7 +230,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   for (size_t i = 0; i < ARRAY_SIZE (a->parent_fds); i++)
     if (a->parent_fds[i] >= 0)
       close (a->parent_fds[i]); /* and with them the state dir lock */
-  reset_signals ();
+  process_reset_signals ();
   if (a->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
   syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -315,7 +252,9 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (a->ns->cgroupns_late && unshare (CLONE_NEWCGROUP) < 0)
     return sbx_error_set (err, errno, "unshare cgroup namespace");
 
-  /* 4. Hostname, keyring, LSM labels (the latter through the host's /proc). */
+  /* 4. Loopback, hostname, keyring, LSM labels (the latter through the host's /proc). */
+  if (((a->ns->clone_flags | a->ns->unshare_flags) & CLONE_NEWNET) && ns_loopback_up (err) < 0)
+    return -1;
   if (setup_uts (c, err) < 0 || (!a->no_new_keyring && process_new_session_keyring (err) < 0)
       || process_apply_lsm_labels (c, err) < 0)
     return -1;
@@ -339,7 +278,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     return -1;
   if (p)
     {
-      if (enter_cwd (p->cwd, err) < 0)
+      if (process_enter_cwd (p->cwd, err) < 0)
         return -1;
       *program = program_lookup (p, err);
       if (!*program)
@@ -354,35 +293,25 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (run_container_hooks (a, SBX_HOOK_START_CONTAINER, "created", err) < 0)
     return -1;
 
-  /* 8. Become the configured process: limits, user, capabilities, no_new_privs.
-   *    seccomp(2) needs no_new_privs or CAP_SYS_ADMIN: without no_new_privs the filter
-   *    goes in while we are still privileged, and must allow what follows. */
-  if (process_apply_rlimits (p, err) < 0 || process_apply_scheduling (p, err) < 0)
-    return -1;
-  if (a->seccomp && !p->no_new_privileges && load_seccomp (a, err) < 0)
-    return -1;
-  if (caps_apply_user_and_caps (p, a->as_root,
-                                &a->ctx->log, err) < 0)
-    return -1;
-  if (p->user.has_umask)
-    umask (p->user.umask);
-  if (enter_cwd (p->cwd, err) < 0)
-    return -1;
-  if (keep_preserved_fds (a->preserve_fds, err) < 0)
-    return -1;
-  if (a->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */
-  /* A session of its own: the caller's terminal (if any) is not the container's
-   * controlling tty, so TIOCSTI cannot push input into it. */
-  if (setsid () < 0 && errno != EPERM)
-    return sbx_error_set (err, errno, "setsid");
-  if (a->pty_slave >= 0 && terminal_attach (a->pty_slave, err) < 0)
-    return -1;
-  if (p->no_new_privileges && process_set_no_new_privs (err) < 0)
-    return -1;
-  /* The filter last: nothing of the setup runs under it. */
-  if (a->seccomp && p->no_new_privileges && load_seccomp (a, err) < 0)
-    return -1;
+  /* 8. Become the configured process (process_become.h). */
+  {
+    struct become_args b = {
+      .seccomp = a->seccomp,
+      .seccomp_listener_fd = a->seccomp_listener_fd,
+      .seccomp_metadata = a->seccomp_metadata,
+      .state = a->state,
+      .host_pid = a->host_pid,
+      .setgroups_allowed = a->as_root,
+      .log = &a->ctx->log,
+      .preserve_fds = a->preserve_fds,
+      .pdeathsig = a->pdeathsig,
+      .pty_slave = a->pty_slave,
+    };
+    int r = process_become (p, &b, err);
+    a->seccomp_listener_fd = b.seccomp_listener_fd;
+    if (r < 0)
+      return -1;
+  }
 
   /* 9. exec: on success the sync socket closes (O_CLOEXEC) and the parent sees EOF. */
   return program_exec (*program, p, err);

@@ -3,7 +3,10 @@
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <net/if.h>
 #include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -141,5 +144,22 @@ ns_write_time_offsets (const struct oci_config *c, struct sbx_error *err)
     }
   if (write (fd, buf, len) < 0)
     return sbx_error_set (err, errno, "linux.timeOffsets: write offsets");
+  return 0;
+}
+
+int
+ns_loopback_up (struct sbx_error *err)
+{
+  struct ifreq ifr;
+  _cleanup_close_ int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "network namespace: socket to configure lo");
+  memset (&ifr, 0, sizeof ifr);
+  strcpy (ifr.ifr_name, "lo");
+  if (ioctl (fd, SIOCGIFFLAGS, &ifr) < 0)
+    return sbx_error_set (err, errno, "network namespace: read the flags of lo");
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl (fd, SIOCSIFFLAGS, &ifr) < 0)
+    return sbx_error_set (err, errno, "network namespace: bring lo up");
   return 0;
 }

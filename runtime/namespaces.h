@@ -42,6 +42,9 @@ int ns_plan_build (const struct oci_config *c, bool clone_into_cgroup, struct ns
 void ns_plan_close (struct ns_plan *p);
 /* Child: join the namespaces given by path (not user, pid or time unless asked). */
 int ns_join_paths (const struct ns_plan *p, bool two_stage, struct sbx_error *err);
+/* Init, in a new network namespace: bring the loopback interface up, as runc and
+ * crun do (a sandbox with "no network" still has a working 127.0.0.1). */
+int ns_loopback_up (struct sbx_error *err);
 /* Parent: write /proc/self/timens_offsets after unshare(CLONE_NEWTIME). */
 int ns_write_time_offsets (const struct oci_config *c, struct sbx_error *err);
 

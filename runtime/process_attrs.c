@@ -97,21 +97,19 @@ write_attr (const char *path, const char *value, struct sbx_error *err)
   return 0;
 }
 
-int
-process_apply_lsm_labels (const struct oci_config *c, struct sbx_error *err)
+static bool
+selinux_enabled (void)
 {
-  const struct oci_process *p = c->process;
   struct stat st;
-  bool selinux = stat ("/sys/fs/selinux/enforce", &st) == 0;
-  if (c->linux_.mount_label && !selinux)
-    return sbx_error_set (err, 0, "linux.mountLabel: SELinux is not enabled on this host");
-  if (c->linux_.mount_label)
-    return sbx_error_set (err, 0, "linux.mountLabel: SELinux mount labels are not supported by sbx-oci");
-  if (!p)
-    return 0;
+  return stat ("/sys/fs/selinux/enforce", &st) == 0;
+}
+
+int
+process_apply_process_labels (const struct oci_process *p, struct sbx_error *err)
+{
   if (p->selinux_label)
     {
-      if (!selinux)
+      if (!selinux_enabled ())
         return sbx_error_set (err, 0, "process.selinuxLabel: SELinux is not enabled on this host");
       if (write_attr ("/proc/thread-self/attr/exec", p->selinux_label, err) < 0)
         return sbx_error_wrap (err, "process.selinuxLabel");
@@ -130,6 +128,16 @@ process_apply_lsm_labels (const struct oci_config *c, struct sbx_error *err)
         return sbx_error_wrap (err, "process.apparmorProfile");
     }
   return 0;
+}
+
+int
+process_apply_lsm_labels (const struct oci_config *c, struct sbx_error *err)
+{
+  if (c->linux_.mount_label && !selinux_enabled ())
+    return sbx_error_set (err, 0, "linux.mountLabel: SELinux is not enabled on this host");
+  if (c->linux_.mount_label)
+    return sbx_error_set (err, 0, "linux.mountLabel: SELinux mount labels are not supported by sbx-oci");
+  return c->process ? process_apply_process_labels (c->process, err) : 0;
 }
 
 int

@@ -15,6 +15,8 @@ int process_apply_personality (const struct oci_linux *l, struct sbx_error *err)
 /* AppArmor profile / SELinux label for the next exec; must run while /proc is the
  * host's (before pivot_root), so a rootfs cannot fake the attr files. */
 int process_apply_lsm_labels (const struct oci_config *c, struct sbx_error *err);
+/* The process part alone (exec). */
+int process_apply_process_labels (const struct oci_process *p, struct sbx_error *err);
 int process_new_session_keyring (struct sbx_error *err);
 int process_set_no_new_privs (struct sbx_error *err);
 /* Write linux.sysctl through a private procfs instance (never the container's /proc,

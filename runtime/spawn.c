@@ -26,9 +26,8 @@ sys_clone3 (struct clone_args *args)
   return (pid_t) syscall (SYS_clone3, args, sizeof *args);
 }
 
-/* Enter a namespace for our future children only (pid, time), remembering ours. */
-static int
-enter_for_children (const char *proc_name, int fd, int flag, int *saved, struct sbx_error *err)
+int
+spawn_enter_ns_for_children (const char *proc_name, int fd, int flag, int *saved, struct sbx_error *err)
 {
   char path[64];
   snprintf (path, sizeof path, "/proc/self/ns/%s", proc_name);
@@ -40,8 +39,8 @@ enter_for_children (const char *proc_name, int fd, int flag, int *saved, struct 
   return 0;
 }
 
-static void
-restore_ns (int *saved, int flag)
+void
+spawn_restore_ns (int *saved, int flag)
 {
   if (*saved >= 0)
     {
@@ -68,11 +67,11 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
     return -1;
 
   if (ns->join_fd[SBX_NS_PID] >= 0
-      && enter_for_children ("pid", ns->join_fd[SBX_NS_PID], CLONE_NEWPID, &saved_pid, err) < 0)
+      && spawn_enter_ns_for_children ("pid", ns->join_fd[SBX_NS_PID], CLONE_NEWPID, &saved_pid, err) < 0)
     goto fail;
   if (ns->timens_in_parent)
     {
-      if (enter_for_children ("time", -1, 0, &saved_time, err) < 0)
+      if (spawn_enter_ns_for_children ("time", -1, 0, &saved_time, err) < 0)
         goto fail;
       if (unshare (CLONE_NEWTIME) < 0)
         {
@@ -105,8 +104,8 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
       a->sync_fd = sv[1];
       init_main (a);
     }
-  restore_ns (&saved_pid, CLONE_NEWPID);
-  restore_ns (&saved_time, CLONE_NEWTIME);
+  spawn_restore_ns (&saved_pid, CLONE_NEWPID);
+  spawn_restore_ns (&saved_time, CLONE_NEWTIME);
   close (sv[1]);
   s->pid = pid;
   s->pidfd = pidfd;
@@ -115,15 +114,15 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
   return 0;
 
 fail:
-  restore_ns (&saved_pid, CLONE_NEWPID);
-  restore_ns (&saved_time, CLONE_NEWTIME);
+  spawn_restore_ns (&saved_pid, CLONE_NEWPID);
+  spawn_restore_ns (&saved_time, CLONE_NEWTIME);
   close (sv[0]);
   close (sv[1]);
   return -1;
 }
 
-static int
-write_oom_score_adj (pid_t pid, int value, struct sbx_error *err)
+int
+spawn_write_oom_score_adj (pid_t pid, int value, struct sbx_error *err)
 {
   char path[64], buf[16];
   _cleanup_close_ int fd = -1;
@@ -185,7 +184,7 @@ spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, st
   const struct ns_plan *ns = a->ns;
   if (cg->ops && !s->in_cgroup && cg->ops->enter (cg, s->pid, err) < 0)
     return -1;
-  if (p && p->has_oom_score_adj && write_oom_score_adj (s->pid, p->oom_score_adj, err) < 0)
+  if (p && p->has_oom_score_adj && spawn_write_oom_score_adj (s->pid, p->oom_score_adj, err) < 0)
     return -1;
   if (ns->userns && !ns->two_stage && userns_write_maps (s->pid, a->config, a->as_root, err) < 0)
     return -1;

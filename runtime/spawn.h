@@ -24,4 +24,10 @@ int spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s
 /* Kill the child (if any) and reap it. */
 void spawn_kill (struct spawned *s);
 
+/* Enter a namespace (pid, time) for our future children only, saving ours in *saved
+ * (fd -1: unshare a new one later, just save). spawn_restore_ns goes back. */
+int spawn_enter_ns_for_children (const char *proc_name, int fd, int flag, int *saved, struct sbx_error *err);
+void spawn_restore_ns (int *saved, int flag);
+int spawn_write_oom_score_adj (pid_t pid, int value, struct sbx_error *err);
+
 #endif

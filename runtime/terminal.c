@@ -59,7 +59,7 @@ send_fd (int sock, int fd, const char *name, struct sbx_error *err)
 }
 
 int
-terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, struct sbx_error *err)
+terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, bool bind_console, struct sbx_error *err)
 {
   _cleanup_close_ int master = -1, slave = -1, console = -1, tree = -1;
   struct statfs sfs;
@@ -85,15 +85,18 @@ terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, struct s
       if (ioctl (slave, TIOCSWINSZ, &ws) < 0)
         return sbx_error_set (err, errno, "process.consoleSize");
     }
-  /* /dev/console: the slave itself, bound onto a plain file we created (O_NOFOLLOW). */
-  console = fs_mkfile_in_root (rootfd, "/dev/console", err);
-  if (console < 0)
-    return sbx_error_wrap (err, "process.terminal");
-  if (fstat (console, &st) < 0 || !S_ISREG (st.st_mode))
-    return sbx_error_set (err, 0, "process.terminal: /dev/console in the container is not a regular file");
-  tree = sys_open_tree (slave, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-  if (tree < 0 || attach_mount (tree, console) < 0)
-    return sbx_error_set (err, errno, "process.terminal: bind the pty onto /dev/console");
+  if (bind_console)
+    {
+      /* /dev/console: the slave itself, bound onto a plain file we created (O_NOFOLLOW). */
+      console = fs_mkfile_in_root (rootfd, "/dev/console", err);
+      if (console < 0)
+        return sbx_error_wrap (err, "process.terminal");
+      if (fstat (console, &st) < 0 || !S_ISREG (st.st_mode))
+        return sbx_error_set (err, 0, "process.terminal: /dev/console in the container is not a regular file");
+      tree = sys_open_tree (slave, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      if (tree < 0 || attach_mount (tree, console) < 0)
+        return sbx_error_set (err, errno, "process.terminal: bind the pty onto /dev/console");
+    }
   {
     int n = 0;
     if (ioctl (master, TIOCGPTN, &n) < 0)

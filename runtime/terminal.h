@@ -11,8 +11,9 @@
 
 /* Parent: connect to the console socket; returns the connected fd. */
 int terminal_connect_socket (const char *path, struct sbx_error *err);
-/* Init, before pivot_root: make the pty, hand the master over; returns the slave fd. */
-int terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, struct sbx_error *err);
+/* Make the pty, hand the master over; returns the slave fd. The init binds the
+ * slave onto /dev/console (bind_console); an exec'd process only gets its own pty. */
+int terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, bool bind_console, struct sbx_error *err);
 /* Init, right before exec: make the slave the controlling terminal and stdio. */
 int terminal_attach (int slave, struct sbx_error *err);
 

@@ -65,6 +65,9 @@ requires() {
 		cgroup_v1) [ -d /sys/fs/cgroup/freezer ] || why="needs cgroup v1" ;;
 		cgroup_v2) [ -f /sys/fs/cgroup/cgroup.controllers ] || why="needs cgroup v2" ;;
 		timens) [ -e /proc/self/ns/time ] || why="time namespaces are not available" ;;
+		python-stack) /usr/bin/python3 -c 'import numpy, pandas' 2>/dev/null ||
+			why="needs /usr/bin/python3 with python3-numpy and python3-pandas (contrib/dev-setup.sh)" ;;
+		x86_64) [ "$(uname -m)" = x86_64 ] || why="uses x86_64 syscall numbers" ;;
 		*) why="unknown requirement $req" ;;
 		esac
 		if [ -n "$why" ]; then
@@ -128,11 +131,16 @@ our_cgroups() {
 	find /sys/fs/cgroup -maxdepth 6 -type d -name "*-$$-*" 2>/dev/null | sort
 }
 
-setup() {
+# This test's state root and container id, and what teardown compares against.
+setup_state() {
 	SBX_ROOT=$BATS_TEST_TMPDIR/state
 	ID=$(new_id)
 	SBX_MOUNTS_BEFORE=$(host_mount_count)
 	SBX_CGROUPS_BEFORE=$(our_cgroups)
+}
+
+setup() {
+	setup_state
 	setup_bundle
 }
 

@@ -29,12 +29,14 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 	[ "${lines[1]}" -le 3 ]
 }
 
-@test "namespaces: the network namespace has only lo, down" {
-	set_args sh -c 'ls /sys/class/net; cat /sys/class/net/lo/operstate'
+@test "namespaces: the network namespace has only lo, up (as runc and crun)" {
+	set_args sh -c 'ls /sys/class/net; cat /sys/class/net/lo/flags; echo hi | nc -l -p 7777 & sleep 0.3; nc 127.0.0.1 7777 </dev/null; wait'
 	sbx run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = lo ]
-	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[1]}" = 0x9 ]
+	[ "${lines[2]}" = hi ]
+	[ "${#lines[@]}" -eq 3 ]
 }
 
 @test "namespaces: hostname and domainname are set in the new UTS namespace only" {

@@ -1,0 +1,438 @@
+/* exec: a new process in an existing container (runc's `exec`). The parent side:
+ * find the container, build the process (a process.json, or the container's own
+ * process with the command-line overrides), and spawn a child that joins the
+ * container's namespaces, cgroup and root and becomes that process under the
+ * container's seccomp profile (exec_child.c).
+ *
+ * The namespaces are found through a pidfd of the init (never a pid that could be
+ * recycled): the pid and time namespaces are entered here, for the child only;
+ * the child joins the rest with one setns(pidfd). */
+#include "build-config.h"
+#include "container.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "container_load.h"
+#include "exec_child.h"
+#include "foreground.h"
+#include "fs.h"
+#include "oci/json.h"
+#include "oci/seccomp_config.h"
+#include "oci/vocab.h"
+#include "seccomp.h"
+#include "spawn.h"
+#include "sync.h"
+#include "terminal.h"
+#include "util.h"
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+struct exec_ctx
+{
+  struct loaded l;
+  struct oci_config *config; /* the snapshot taken at create */
+  yajl_val process_tree;     /* --process file */
+  struct oci_process process;
+  bool process_parsed;       /* process came from oci_process_parse: clear it */
+  const char **env, **args;  /* owned arrays for the inline form */
+  struct oci_seccomp seccomp_config;
+  struct seccomp_program seccomp;
+  struct cgroup cg;
+  int init_pidfd, root_fd, pidns_fd, timens_fd;
+  int console_fd, listener_fd;
+  int ns_flags;
+  pid_t pid;
+  int pidfd, sync_fd;
+};
+
+static void
+exec_ctx_free (struct exec_ctx *e)
+{
+  int *fds[] = { &e->init_pidfd, &e->root_fd, &e->pidns_fd, &e->timens_fd, &e->console_fd,
+                 &e->listener_fd, &e->pidfd, &e->sync_fd };
+  for (size_t i = 0; i < ARRAY_SIZE (fds); i++)
+    if (*fds[i] >= 0)
+      close (*fds[i]);
+  if (e->process_parsed)
+    oci_process_clear (&e->process); /* else its arrays are e->env, e->args or the config's */
+  free (e->env);
+  free (e->args);
+  json_free (e->process_tree);
+  oci_seccomp_clear (&e->seccomp_config);
+  sbx_seccomp_free (&e->seccomp);
+  cgroup_close (&e->cg);
+  oci_config_free (e->config);
+  loaded_free (&e->l);
+}
+
+/* ------------------------------------------------------------ the process */
+
+static bool
+env_same_key (const char *a, const char *b)
+{
+  size_t n = strcspn (a, "=");
+  return strncmp (a, b, n) == 0 && (b[n] == '=' || b[n] == '\0');
+}
+
+/* runc's inline form: the container's process, with the command line's overrides. */
+static int
+process_from_options (struct exec_ctx *e, const struct exec_opts *o, struct sbx_error *err)
+{
+  const struct oci_process *base = e->config->process;
+  struct oci_process *p = &e->process;
+  size_t n_env = 0;
+
+  if (o->n_args == 0)
+    return sbx_error_set (err, 0, "exec: no command given (and no --process file)");
+  if (base)
+    *p = *base;
+  else
+    memset (p, 0, sizeof *p);
+  p->terminal = o->tty;
+  p->has_console_size = false;
+  e->args = xmalloc0 ((o->n_args + 1) * sizeof (char *));
+  for (size_t i = 0; i < o->n_args; i++)
+    e->args[i] = o->args[i];
+  p->args = e->args;
+  p->n_args = o->n_args;
+  if (o->cwd)
+    p->cwd = o->cwd;
+  if (!p->cwd)
+    p->cwd = "/";
+
+  /* env: the container's, each --env replacing the variable of the same name. */
+  e->env = xmalloc0 ((p->n_env + o->n_env + 1) * sizeof (char *));
+  for (size_t i = 0; base && i < base->n_env; i++)
+    {
+      bool replaced = false;
+      for (size_t j = 0; j < o->n_env && !replaced; j++)
+        replaced = env_same_key (o->env[j], base->env[i]);
+      if (!replaced)
+        e->env[n_env++] = base->env[i];
+    }
+  for (size_t j = 0; j < o->n_env; j++)
+    e->env[n_env++] = o->env[j];
+  p->env = e->env;
+  p->n_env = n_env;
+
+  if (o->has_user)
+    {
+      p->user.uid = o->uid;
+      p->user.gid = o->gid;
+      p->user.additional_gids = NULL;
+      p->user.n_additional_gids = 0;
+    }
+  if (o->n_additional_gids)
+    {
+      p->user.additional_gids = o->additional_gids;
+      p->user.n_additional_gids = o->n_additional_gids;
+    }
+  for (size_t i = 0; i < o->n_caps; i++)
+    {
+      int cap = sbx_capability_from_name (o->caps[i]);
+      if (cap < 0)
+        return sbx_error_set (err, 0, "exec: --cap %s: unknown capability", o->caps[i]);
+      /* Not the inheritable set (CVE-2022-29162); without it, ambient cannot hold it. */
+      p->has_capabilities = true;
+      p->caps.bounding |= 1ULL << cap;
+      p->caps.effective |= 1ULL << cap;
+      p->caps.permitted |= 1ULL << cap;
+    }
+  if (o->no_new_privs)
+    p->no_new_privileges = true;
+  if (o->apparmor)
+    p->apparmor_profile = o->apparmor;
+  if (o->process_label)
+    p->selinux_label = o->process_label;
+  return oci_process_validate (p, "exec", err);
+}
+
+static int
+process_from_file (struct exec_ctx *e, const char *path, struct sbx_ctx *ctx, struct sbx_error *err)
+{
+  struct oci_parse_ctx pctx = { .warn = sbx_log_warn_cb, .warn_data = &ctx->log };
+  _cleanup_free_ char *buf = NULL;
+  size_t len = 0;
+  if (json_read_file (AT_FDCWD, path, SBX_JSON_MAX_SIZE, &buf, &len, err) < 0)
+    return sbx_error_wrap (err, "--process %s", path);
+  e->process_tree = json_parse (buf, len, path, err);
+  if (!e->process_tree)
+    return -1;
+  if (oci_process_parse (e->process_tree, "process", &pctx, &e->process, err) < 0)
+    return -1;
+  e->process_parsed = true;
+  return oci_process_validate (&e->process, "process", err);
+}
+
+/* --------------------------------------------------------- the container */
+
+static int
+check_status (const struct exec_ctx *e, const struct exec_opts *o, struct sbx_error *err)
+{
+  switch (e->l.status)
+    {
+    case STATUS_STOPPED:
+      return sbx_error_set (err, 0, "cannot exec in container %s: it is stopped", o->id);
+    case STATUS_PAUSED:
+      if (!o->ignore_paused)
+        return sbx_error_set (err, 0, "cannot exec in container %s: it is paused (resume it, or use --ignore-paused)",
+                              o->id);
+      return 0;
+    default:
+      return 0;
+    }
+}
+
+static const struct
+{
+  const char *name;
+  int flag;
+} ns_kinds[] = {
+  { "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },     { "ipc", CLONE_NEWIPC },   { "uts", CLONE_NEWUTS },
+  { "net", CLONE_NEWNET },   { "cgroup", CLONE_NEWCGROUP }, { "pid", CLONE_NEWPID }, { "time", CLONE_NEWTIME },
+};
+
+/* The namespaces of the init that are not ours: only those are joined (setns to
+ * one's own user namespace is an error). pid and time are opened for the parent. */
+static int
+find_namespaces (struct exec_ctx *e, struct sbx_error *err)
+{
+  pid_t pid = e->l.state.pid;
+  for (size_t i = 0; i < ARRAY_SIZE (ns_kinds); i++)
+    {
+      char theirs[64], ours[64];
+      struct stat a, b;
+      snprintf (theirs, sizeof theirs, "/proc/%d/ns/%s", (int) pid, ns_kinds[i].name);
+      snprintf (ours, sizeof ours, "/proc/self/ns/%s", ns_kinds[i].name);
+      if (stat (ours, &b) < 0)
+        continue; /* a kernel without this namespace kind: the container has none either */
+      if (stat (theirs, &a) < 0)
+        return sbx_error_set (err, errno, "cannot exec in container %s: %s", e->l.state.id, theirs);
+      if (a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+        continue;
+      if (ns_kinds[i].flag == CLONE_NEWPID || ns_kinds[i].flag == CLONE_NEWTIME)
+        {
+          int fd = open (theirs, O_RDONLY | O_CLOEXEC);
+          if (fd < 0)
+            return sbx_error_set (err, errno, "open %s", theirs);
+          *(ns_kinds[i].flag == CLONE_NEWPID ? &e->pidns_fd : &e->timens_fd) = fd;
+        }
+      else
+        e->ns_flags |= ns_kinds[i].flag;
+    }
+  {
+    char root[64];
+    snprintf (root, sizeof root, "/proc/%d/root", (int) pid);
+    e->root_fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (e->root_fd < 0)
+      return sbx_error_set (err, errno, "open %s", root);
+  }
+  /* Everything above went through /proc/PID: it must still be the same init. */
+  if (!state_init_alive (&e->l.state))
+    return sbx_error_set (err, ESRCH, "cannot exec in container %s: its process has exited", e->l.state.id);
+  return 0;
+}
+
+static int
+prepare_seccomp (struct exec_ctx *e, struct sbx_ctx *ctx, struct sbx_error *err)
+{
+  _cleanup_free_ char *cache = NULL;
+  if (!e->config->linux_.seccomp)
+    return 0;
+  if (oci_seccomp_parse (e->config->linux_.seccomp, "linux.seccomp", &e->seccomp_config, err) < 0)
+    return -1;
+  cache = xasprintf ("%s/@seccomp-cache", ctx->root);
+  if (sbx_seccomp_prepare (&e->seccomp_config, cache, &ctx->log, &e->seccomp, err) < 0)
+    return -1;
+  if (e->seccomp.notify)
+    {
+      e->listener_fd = terminal_connect_socket (e->seccomp_config.listener_path, err);
+      if (e->listener_fd < 0)
+        return sbx_error_wrap (err, "linux.seccomp.listenerPath");
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------- the child */
+
+static int
+spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o, struct sbx_error *err)
+{
+  struct exec_child_args a = {
+    .ctx = ctx,
+    .process = &e->process,
+    .state = &e->l.state,
+    .init_pidfd = e->init_pidfd,
+    .ns_flags = e->ns_flags,
+    .root_fd = e->root_fd,
+    .console_fd = e->console_fd,
+    .seccomp = e->seccomp.insns ? &e->seccomp : NULL,
+    .seccomp_listener_fd = e->listener_fd,
+    .seccomp_metadata = e->seccomp_config.listener_metadata,
+    .preserve_fds = o->preserve_fds,
+    .detach = o->detach,
+    .as_root = ctx->as_root,
+    .parent_fds = { e->l.state_fd, e->l.root_fd, -1, -1 },
+  };
+  struct clone_args args = { 0 };
+  int sv[2], saved_pid = -1, saved_time = -1, pidfd = -1;
+  pid_t pid;
+
+  if (sync_socketpair (sv, err) < 0)
+    return -1;
+  if ((e->pidns_fd >= 0 && spawn_enter_ns_for_children ("pid", e->pidns_fd, CLONE_NEWPID, &saved_pid, err) < 0)
+      || (e->timens_fd >= 0 && spawn_enter_ns_for_children ("time", e->timens_fd, CLONE_NEWTIME, &saved_time, err) < 0))
+    goto fail;
+  args.flags = CLONE_PIDFD;
+  args.pidfd = (uint64_t) (uintptr_t) &pidfd;
+  args.exit_signal = SIGCHLD;
+  if (e->cg.mode == CGROUP_MODE_UNIFIED && e->cg.v2_dirfd >= 0)
+    {
+      args.flags |= CLONE_INTO_CGROUP;
+      args.cgroup = (uint64_t) e->cg.v2_dirfd;
+    }
+  pid = (pid_t) syscall (SYS_clone3, &args, sizeof args);
+  if (pid < 0)
+    {
+      sbx_error_set (err, errno, "clone3");
+      goto fail;
+    }
+  if (pid == 0)
+    {
+      close (sv[0]);
+      a.sync_fd = sv[1];
+      exec_child_main (&a);
+    }
+  spawn_restore_ns (&saved_pid, CLONE_NEWPID);
+  spawn_restore_ns (&saved_time, CLONE_NEWTIME);
+  close (sv[1]);
+  e->pid = pid;
+  e->pidfd = pidfd;
+  e->sync_fd = sv[0];
+  if (!(args.flags & CLONE_INTO_CGROUP) && e->cg.ops && e->cg.ops->enter (&e->cg, pid, err) < 0)
+    return -1;
+  if (e->process.has_oom_score_adj && spawn_write_oom_score_adj (pid, e->process.oom_score_adj, err) < 0)
+    return -1;
+  {
+    int32_t hp = pid;
+    return sync_send (e->sync_fd, SYNC_GO, &hp, sizeof hp, err);
+  }
+
+fail:
+  spawn_restore_ns (&saved_pid, CLONE_NEWPID);
+  spawn_restore_ns (&saved_time, CLONE_NEWTIME);
+  close (sv[0]);
+  close (sv[1]);
+  return -1;
+}
+
+static void
+kill_child (struct exec_ctx *e)
+{
+  if (e->pid <= 0)
+    return;
+  syscall (SYS_pidfd_send_signal, e->pidfd, SIGKILL, NULL, 0);
+  waitpid (e->pid, NULL, 0);
+  e->pid = -1;
+}
+
+int
+container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status, struct sbx_error *err)
+{
+  struct oci_parse_ctx pctx = { .warn = sbx_log_warn_cb, .warn_data = &ctx->log };
+  struct exec_ctx e;
+  sigset_t forwarded, saved_mask;
+  bool blocked = false;
+  _cleanup_close_ int sfd = -1;
+  int ret = -1;
+
+  memset (&e, 0, sizeof e);
+  e.init_pidfd = e.root_fd = e.pidns_fd = e.timens_fd = e.console_fd = e.listener_fd = e.pidfd = e.sync_fd = -1;
+  e.pid = -1;
+  cgroup_init (&e.cg, CGROUP_MODE_NONE, NULL);
+  *exit_status = 0;
+
+  /* The state dir's lock only while we read it: a long exec must not block delete. */
+  if (container_load (ctx, o->id, true, &e.l, err) < 0 || check_status (&e, o, err) < 0)
+    goto out;
+  e.config = oci_config_load (e.l.state_fd, CONFIG_SNAPSHOT, &pctx, err);
+  if (!e.config)
+    goto out;
+  if ((o->process_path ? process_from_file (&e, o->process_path, ctx, err) : process_from_options (&e, o, err)) < 0)
+    goto out;
+  if (e.process.terminal && !o->console_socket)
+    {
+      sbx_error_set (err, 0, "exec: the process has a terminal: a --console-socket is needed to hand it over");
+      goto out;
+    }
+  e.init_pidfd = container_open_init_pidfd (&e.l.state, err);
+  if (e.init_pidfd < 0)
+    {
+      sbx_error_wrap (err, "cannot exec in container %s", o->id);
+      goto out;
+    }
+  if (find_namespaces (&e, err) < 0 || cgroup_open_from_state (&e.l.state, &e.cg, err) < 0
+      || prepare_seccomp (&e, ctx, err) < 0)
+    goto out;
+  flock (e.l.state_fd, LOCK_UN);
+  if (e.process.terminal)
+    {
+      e.console_fd = terminal_connect_socket (o->console_socket, err);
+      if (e.console_fd < 0)
+        goto out;
+    }
+  if (!o->detach)
+    {
+      foreground_signal_set (&forwarded);
+      sigprocmask (SIG_BLOCK, &forwarded, &saved_mask);
+      blocked = true;
+    }
+  if (spawn_child (&e, ctx, o, err) < 0 || sync_wait_exec (e.sync_fd, err) < 0)
+    goto fail;
+  if (o->pid_file && fs_write_pid_file (o->pid_file, e.pid, err) < 0)
+    goto fail;
+  if (o->detach)
+    {
+      /* Ours until we exit; then the subreaper above us (conmon, the shim) adopts it. */
+      e.pid = -1;
+      ret = 0;
+      goto out;
+    }
+  sfd = signalfd (-1, &forwarded, SFD_CLOEXEC);
+  if (sfd < 0)
+    {
+      sbx_error_set (err, errno, "signalfd");
+      goto fail;
+    }
+  if (foreground_wait (e.pidfd, sfd, exit_status, err) < 0)
+    goto fail;
+  e.pid = -1;
+  ret = 0;
+  goto out;
+
+fail:
+  kill_child (&e);
+out:
+  if (blocked)
+    sigprocmask (SIG_SETMASK, &saved_mask, NULL);
+  exec_ctx_free (&e);
+  return ret;
+}

@@ -1,0 +1,36 @@
+/* What runs for `exec` between clone3 and the exec of the new program. The parent
+ * (container_exec.c) already made it a member of the container's pid and time
+ * namespaces (for children) and of its cgroup; the child joins the rest. */
+#ifndef SBX_EXEC_CHILD_H
+#define SBX_EXEC_CHILD_H
+
+#include <stdbool.h>
+
+#include "context.h"
+#include "oci/config.h"
+#include "oci/state.h"
+
+struct seccomp_program;
+
+struct exec_child_args
+{
+  struct sbx_ctx *ctx;
+  const struct oci_process *process;
+  const struct sbx_state *state;
+  int sync_fd;     /* the child's end */
+  int init_pidfd;  /* the container's init: setns(init_pidfd, ns_flags) */
+  int ns_flags;    /* CLONE_NEW* of the namespaces that differ from the runtime's */
+  int root_fd;     /* O_PATH of /proc/<init>/root: our root after the join */
+  int console_fd;  /* --console-socket, connected; -1 without a terminal */
+  const struct seccomp_program *seccomp;
+  int seccomp_listener_fd;
+  const char *seccomp_metadata;
+  int preserve_fds;
+  bool detach;     /* outlive the runtime: no parent-death signal at exec */
+  bool as_root;
+  int parent_fds[4]; /* the parent's own fds: closed first */
+};
+
+void exec_child_main (struct exec_child_args *a) __attribute__ ((noreturn));
+
+#endif

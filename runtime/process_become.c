@@ -1,0 +1,108 @@
+#include "build-config.h"
+#include "process_become.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "fs.h"
+#include "process_attrs.h"
+#include "seccomp.h"
+#include "terminal.h"
+#include "util.h"
+
+void
+process_reset_signals (void)
+{
+  sigset_t none;
+  struct sigaction dfl = { .sa_handler = SIG_DFL };
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sigaction (sig, &dfl, NULL);
+}
+
+int
+process_enter_cwd (const char *cwd, struct sbx_error *err)
+{
+  _cleanup_close_ int fd = sys_openat2 (AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
+  _cleanup_close_ int dir = -1;
+  char buf[64];
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open /");
+  dir = sys_openat2 (fd, cwd[1] ? cwd + 1 : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (dir < 0)
+    return sbx_error_set (err, errno, "process.cwd: %s", cwd);
+  if (fchdir (dir) < 0)
+    return sbx_error_set (err, errno, "process.cwd: chdir %s", cwd);
+  if (!getcwd (buf, sizeof buf) && errno != ERANGE)
+    return sbx_error_set (err, errno, "process.cwd: %s is not reachable from the container root", cwd);
+  return 0;
+}
+
+/* Load the filter; with SCMP_ACT_NOTIFY, hand the listener fd to the agent. */
+static int
+load_seccomp (struct become_args *b, struct sbx_error *err)
+{
+  int nfd = -1, r;
+  if (sbx_seccomp_load (b->seccomp, &nfd, err) < 0)
+    return -1;
+  if (nfd < 0)
+    return 0;
+  {
+    struct sbx_state s = *b->state;
+    s.pid = b->host_pid;
+    r = sbx_seccomp_send_notify (b->seccomp_listener_fd, nfd, b->host_pid, b->seccomp_metadata, &s, err);
+  }
+  close (nfd);
+  close (b->seccomp_listener_fd);
+  b->seccomp_listener_fd = -1;
+  return r;
+}
+
+static int
+keep_preserved_fds (int n, struct sbx_error *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    {
+      int flags = fcntl (fd, F_GETFD);
+      if (flags < 0 || fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+        return sbx_error_set (err, errno, "--preserve-fds: fd %d", fd);
+    }
+  return 0;
+}
+
+int
+process_become (const struct oci_process *p, struct become_args *b, struct sbx_error *err)
+{
+  if (process_apply_rlimits (p, err) < 0 || process_apply_scheduling (p, err) < 0)
+    return -1;
+  if (b->seccomp && !p->no_new_privileges && load_seccomp (b, err) < 0)
+    return -1;
+  if (caps_apply_user_and_caps (p, b->setgroups_allowed, b->log, err) < 0)
+    return -1;
+  if (p->user.has_umask)
+    umask (p->user.umask);
+  if (process_enter_cwd (p->cwd, err) < 0)
+    return -1;
+  if (keep_preserved_fds (b->preserve_fds, err) < 0)
+    return -1;
+  if (b->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */
+  /* A session of its own: the caller's terminal (if any) is not the container's
+   * controlling tty, so TIOCSTI cannot push input into it. */
+  if (setsid () < 0 && errno != EPERM)
+    return sbx_error_set (err, errno, "setsid");
+  if (b->pty_slave >= 0 && terminal_attach (b->pty_slave, err) < 0)
+    return -1;
+  if (p->no_new_privileges && process_set_no_new_privs (err) < 0)
+    return -1;
+  /* The filter last: nothing of the setup runs under it. */
+  if (b->seccomp && p->no_new_privileges && load_seccomp (b, err) < 0)
+    return -1;
+  return 0;
+}

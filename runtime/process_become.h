@@ -1,0 +1,41 @@
+/* The last steps before exec, shared by the container init and `exec`: become the
+ * configured process (limits, user, capabilities, no_new_privs, seccomp), in the one
+ * order that works: seccomp(2) needs no_new_privs or CAP_SYS_ADMIN, so without
+ * no_new_privs the filter goes in while we are still privileged and must allow what
+ * follows; with it, the filter goes in last and nothing of the setup runs under it. */
+#ifndef SBX_PROCESS_BECOME_H
+#define SBX_PROCESS_BECOME_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "log.h"
+#include "oci/config.h"
+#include "oci/state.h"
+
+struct seccomp_program;
+
+struct become_args
+{
+  const struct seccomp_program *seccomp; /* NULL: no filter */
+  int seccomp_listener_fd;                /* SCMP_ACT_NOTIFY agent, connected; -1 if none */
+  const char *seccomp_metadata;
+  const struct sbx_state *state; /* sent to the notify agent */
+  pid_t host_pid;                /* our pid as the host sees it */
+  bool setgroups_allowed;
+  struct sbx_log *log;
+  int preserve_fds; /* fds 3..3+N-1 stay open across exec */
+  bool pdeathsig;   /* re-arm SIGKILL-on-parent-death after the uid change */
+  int pty_slave;    /* becomes stdio and the controlling tty; -1 if none */
+};
+
+/* Default dispositions and an empty mask for every signal. */
+void process_reset_signals (void);
+/* chdir to cwd, resolved inside "/" with no magic links: a cwd of /proc/self/fd/N
+ * can never reach a host directory (CVE-2024-21626). */
+int process_enter_cwd (const char *cwd, struct sbx_error *err);
+/* Everything from rlimits to the seccomp filter; the caller execs next. */
+int process_become (const struct oci_process *p, struct become_args *b, struct sbx_error *err);
+
+#endif
