@@ -57,6 +57,9 @@ struct cgroup
 #define CGROUP_OWNS_NOTHING (1 << 20)
   /* v2 (unified, or hybrid's cgroup2 mount when used) */
   int v2_dirfd;
+  /* v2: clone3(CLONE_INTO_CGROUP) would fail (pids.max 0 counts the clone itself);
+   * the init is cloned outside and moved, which no pids limit stops. */
+  bool no_clone_into;
   /* v1: one dir per hierarchy we joined, -1 when not used */
   int v1_dirfd[CG1_COUNT];
   uint32_t v1_mask;     /* controllers joined */

@@ -198,12 +198,20 @@ cgroup_v2_devices_apply (int dirfd, const struct oci_resources *r, const struct 
   load.insns = (uint64_t) (uintptr_t) prog;
   load.insn_cnt = (uint32_t) count;
   load.license = (uint64_t) (uintptr_t) "Apache";
-  load.log_buf = (uint64_t) (uintptr_t) log;
-  load.log_size = sizeof log;
-  load.log_level = 1;
+  /* No verifier log on the first try: it costs time, and a log that does not fit
+   * its buffer fails the load with ENOSPC on newer kernels even when the program is
+   * fine. Only a rejected program is loaded again, for the verifier's reason. */
   fd = (int) sys_bpf (BPF_PROG_LOAD, &load);
   if (fd < 0)
-    return sbx_error_set (err, errno, "linux.resources.devices: load the device filter (%.200s)", log);
+    {
+      int first = errno;
+      load.log_buf = (uint64_t) (uintptr_t) log;
+      load.log_size = sizeof log;
+      load.log_level = 1;
+      fd = (int) sys_bpf (BPF_PROG_LOAD, &load);
+      log[sizeof log - 1] = '\0';
+      return sbx_error_set (err, first, "linux.resources.devices: load the device filter (%.200s)", log);
+    }
   attach.target_fd = dirfd;
   attach.attach_bpf_fd = fd;
   attach.attach_type = BPF_CGROUP_DEVICE;

@@ -216,7 +216,8 @@ plan (struct container *c, struct sbx_error *err)
                                           "on cgroup v1", c->resources.unified[0].key);
         }
     }
-  return ns_plan_build (c->config, mode == CGROUP_MODE_UNIFIED, &c->ns, err);
+  c->cg.no_clone_into = c->resources.has_pids_limit && c->resources.pids_limit == 0;
+  return ns_plan_build (c->config, mode == CGROUP_MODE_UNIFIED && !c->cg.no_clone_into, &c->ns, err);
 }
 
 /* ------------------------------------------------------- 3: state, cgroup */

@@ -85,7 +85,7 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
   args.flags = CLONE_PIDFD | (uint64_t) (unsigned) ns->clone_flags;
   args.pidfd = (uint64_t) (uintptr_t) &pidfd;
   args.exit_signal = SIGCHLD;
-  if (cg->mode == CGROUP_MODE_UNIFIED && cg->v2_dirfd >= 0 && !ns->two_stage)
+  if (cg->mode == CGROUP_MODE_UNIFIED && cg->v2_dirfd >= 0 && !cg->no_clone_into && !ns->two_stage)
     {
       /* Born in its cgroup: no cgroup.procs write, and a cgroup namespace created by
        * this same clone3 is rooted at the container's cgroup. */
