@@ -35,6 +35,7 @@
 #include "oci/config.h"
 #include "oci/resources.h"
 #include "oci/seccomp_config.h"
+#include "sealed_exe.h"
 #include "seccomp.h"
 #include "oci/state.h"
 #include "spawn.h"
@@ -426,6 +427,8 @@ static int
 create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
   if (load_bundle (c, err) < 0 || plan (c, err) < 0)
+    return -1;
+  if (!c->ns.userns && !c->ns.userns_joined && sealed_exe_ensure (err) < 0)
     return -1;
   if (claim (c, !foreground, err) < 0)
     goto fail;

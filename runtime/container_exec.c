@@ -32,6 +32,7 @@
 #include "oci/json.h"
 #include "oci/seccomp_config.h"
 #include "oci/vocab.h"
+#include "sealed_exe.h"
 #include "seccomp.h"
 #include "spawn.h"
 #include "sync.h"
@@ -372,6 +373,8 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
 
   /* The state dir's lock only while we read it: a long exec must not block delete. */
   if (container_load (ctx, o->id, true, &e.l, err) < 0 || check_status (&e, o, err) < 0)
+    goto out;
+  if (!e.l.state.userns && sealed_exe_ensure (err) < 0)
     goto out;
   e.config = oci_config_load (e.l.state_fd, CONFIG_SNAPSHOT, &pctx, err);
   if (!e.config)

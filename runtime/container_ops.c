@@ -118,9 +118,26 @@ container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct s
   cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
   if (container_load (ctx, id, true, &l, err) < 0)
     goto out;
+  if (l.status == STATUS_STOPPED && all)
+    {
+      /* The init is gone, but with a shared or host pid namespace its children may
+       * live on in the cgroup: containerd's shim sends `kill --all ID 9` after the init
+       * exits and keeps the task (and its stdio) until that succeeds. As runc: signal
+       * what is left, and succeed when the cgroup is already gone. */
+      if (cgroup_open_from_state (&l.state, &cg, err) < 0)
+        {
+          sbx_error_clear (err);
+          ret = 0;
+          goto out;
+        }
+      ret = cg.ops ? cg.ops->kill_all (&cg, sig, err) : 0;
+      goto out;
+    }
   if (l.status == STATUS_STOPPED)
     {
-      sbx_error_set (err, 0, "cannot kill container %s: it is not running", id);
+      /* "container not running": the words containerd's shim matches to treat the
+       * kill of an exited process as done rather than as a failure. */
+      sbx_error_set (err, 0, "cannot kill container %s: container not running (it is stopped)", id);
       goto out;
     }
   if (all)

@@ -47,6 +47,10 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
       close (a->parent_fds[i]);
   process_reset_signals ();
   prctl (PR_SET_PDEATHSIG, SIGKILL);
+  {
+    int keep[] = { a->sync_fd, a->init_pidfd, a->root_fd, a->console_fd, a->seccomp_listener_fd, a->ctx->log.fd };
+    process_close_fds_except (3 + a->preserve_fds, keep, ARRAY_SIZE (keep));
+  }
   syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "devices.h"
 #include "fs.h"
 #include "hooks/hooks.h"
@@ -142,6 +143,7 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
     .cg = a->cg,
     .cgroupns = a->ns->cgroupns_new,
     .idmap_fds = a->idmap_fds,
+    .special = &a->special,
   };
   rootfd = rootfs_prepare (c, a->rootfs, err);
   if (rootfd < 0)
@@ -179,7 +181,16 @@ setup_terminal (struct init_args *a, struct sbx_error *err)
   a->pty_slave = terminal_setup (root, a->config->process, a->console_fd, true, err);
   close (a->console_fd);
   a->console_fd = -1;
-  return a->pty_slave < 0 ? -1 : 0;
+  if (a->pty_slave < 0)
+    return -1;
+  /* The pty replaces the runtime's stdio now, not at start: a caller that reads
+   * create's output until EOF (containerd's shim through go-runc) would otherwise wait
+   * on this init forever and never call start. process_become makes it the
+   * controlling terminal later. */
+  for (int fd = 0; fd < 3; fd++)
+    if (dup2 (a->pty_slave, fd) < 0)
+      return sbx_error_set (err, errno, "process.terminal: dup2 the pty onto stdio");
+  return 0;
 }
 
 /* Block until `start`: it writes a byte to exec.fifo (runtime.md step 6). */
@@ -233,6 +244,19 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   process_reset_signals ();
   if (a->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
+  {
+    int keep[8 + SBX_NS_COUNT + CG1_COUNT];
+    size_t n = 0;
+    int mine[] = { a->sync_fd, a->fifo_fd, a->console_fd, a->seccomp_listener_fd, a->bundle_fd, a->ctx->log.fd,
+                   a->cg->v2_dirfd };
+    for (size_t i = 0; i < ARRAY_SIZE (mine); i++)
+      keep[n++] = mine[i];
+    for (int i = 0; i < CG1_COUNT; i++)
+      keep[n++] = a->cg->v1_dirfd[i];
+    for (int i = 0; i < SBX_NS_COUNT; i++)
+      keep[n++] = a->ns->join_fd[i];
+    process_close_fds_except (3 + a->preserve_fds, keep, n);
+  }
   syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
 
   /* 2. The parent has joined us to the cgroup and mapped our ids. */
@@ -265,7 +289,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     return -1;
   if (a->console_fd >= 0 && setup_terminal (a, err) < 0)
     return -1;
-  if (!a->ns->mountns_joined && rootfs_finalize (c, err) < 0)
+  if (!a->ns->mountns_joined && rootfs_finalize (c, &a->special, err) < 0)
     return -1;
   /* Host directories stay out of reach from here on (CVE-2024-21626). */
   if (a->bundle_fd >= 0)

@@ -39,6 +39,7 @@ struct init_args
   const char *seccomp_metadata;
   pid_t host_pid;      /* our pid as the runtime sees it (sent with START/COMMITTED) */
   int pty_slave;       /* the terminal's slave, once made */
+  struct mounts_special special; /* what was mounted at /proc and /sys (mounts.h) */
   int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
 };
 

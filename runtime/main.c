@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "context.h"
 #include "error.h"
+#include "sealed_exe.h"
 #include "log.h"
 #include "statedir.h"
 #include "util.h"
@@ -154,8 +155,17 @@ main (int argc, char **argv)
 
   /* A hook that exits without reading its stdin must not kill us with SIGPIPE
    * (write() returns EPIPE instead). Children restore the default. */
+  sbx_main_argv = argv;
   signal (SIGPIPE, SIG_IGN);
   sbx_log_init (&ctx.log);
+  /* Never setuid/setgid (CVE-2020-5291): a user who could run containers as root
+   * through a setuid copy of the runtime would own the host. */
+  if (getuid () != geteuid () || getgid () != getegid ())
+    {
+      fprintf (stderr, "sbx-oci: refusing to run setuid or setgid (real uid %u, effective uid %u)\n",
+               (unsigned) getuid (), (unsigned) geteuid ());
+      return 1;
+    }
   ctx.as_root = geteuid () == 0;
   first = parse_globals (argc, argv, &ctx, &done, &err);
   if (first < 0)

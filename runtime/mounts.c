@@ -361,6 +361,62 @@ check_proc_destination (const struct mount_plan *p, struct sbx_error *err)
                                 "may be mounted inside /proc)", d);
 }
 
+/* 1 for exactly "/proc", 2 for exactly "/sys", else 0. */
+static int
+special_top_dir (const char *path)
+{
+  const char *comp;
+  size_t len = first_component (path, &comp);
+  const char *rest = comp + len;
+  while (*rest == '/')
+    rest++;
+  if (*rest)
+    return 0;
+  if (len == 4 && strncmp (comp, "proc", 4) == 0)
+    return 1;
+  if (len == 3 && strncmp (comp, "sys", 3) == 0)
+    return 2;
+  return 0;
+}
+
+/* /proc or /sys opened with no symlink followed at all: the directory the
+ * filesystem lands on is the one at that name now, not where a swapped-in symlink
+ * points (a host-side race on the bundle, CVE-2023-27561). */
+static int
+open_special_top_dir (int rootfd, int which, struct sbx_error *err)
+{
+  const char *name = which == 1 ? "proc" : "sys";
+  int fd = sys_openat2 (rootfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                        RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (fd < 0 && errno == ENOENT)
+    {
+      if (mkdirat (rootfd, name, 0555) < 0 && errno != EEXIST)
+        return sbx_error_set (err, errno, "create /%s in the rootfs", name);
+      fd = sys_openat2 (rootfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                        RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    }
+  if (fd < 0)
+    return sbx_error_set (err, errno == ELOOP || errno == ENOTDIR ? 0 : errno,
+                          "/%s in the rootfs is %s; refusing to mount anything there", name,
+                          errno == ELOOP || errno == ENOTDIR ? "a symlink or not a directory" : "unusable");
+  return fd;
+}
+
+static int
+record_special (struct mounts_special *sp, int which, int mnt, struct sbx_error *err)
+{
+  struct stat st;
+  if (!sp)
+    return 0;
+  if (fstat (mnt, &st) < 0)
+    return sbx_error_set (err, errno, "stat the new mount");
+  if (which == 1)
+    sp->proc_dev = st.st_dev, sp->proc_ino = st.st_ino;
+  else
+    sp->sys_dev = st.st_dev, sp->sys_ino = st.st_ino;
+  return 0;
+}
+
 int
 mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
               struct sbx_error *err)
@@ -383,7 +439,10 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
         }
       else
         {
-          _cleanup_close_ int targetfd = fs_mkdir_in_root (env->rootfd, p->m->destination, 0755, err);
+          int which = special_top_dir (p->m->destination);
+          _cleanup_close_ int targetfd = which ? open_special_top_dir (env->rootfd, which, err)
+                                               : fs_mkdir_in_root (env->rootfd, p->m->destination, 0755, err);
+          int mnt = -1;
           if (targetfd < 0)
             r = -1;
           else if (fs_same_inode (targetfd, env->rootfd))
@@ -391,7 +450,11 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
           else if (p->cgroup)
             r = mount_cgroup (p, targetfd, env, err);
           else
-            r = mount_one_fs (p, targetfd, NULL, err);
+            r = mount_one_fs (p, targetfd, which ? &mnt : NULL, err);
+          if (r == 0 && mnt >= 0)
+            r = record_special (env->special, which, mnt, err);
+          if (mnt >= 0)
+            close (mnt);
         }
       if (r < 0)
         return sbx_error_wrap (err, "mounts[%zu] (%s on %s)", i, p->m->type ? p->m->type : "bind",

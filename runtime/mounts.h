@@ -12,6 +12,7 @@
 #define SBX_MOUNTS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "cgroup.h"
@@ -43,6 +44,16 @@ struct mounts_env
   const struct cgroup *cg; /* the container's cgroup, for "cgroup" mounts */
   bool cgroupns;
   const int *idmap_fds; /* per mount: a detached idmapped tree prepared by the parent, or -1 */
+  struct mounts_special *special; /* out: what was mounted at /proc and /sys */
+};
+
+/* The filesystems mounted at exactly /proc and /sys, by the (dev, ino) of their root:
+ * after pivot_root the masks are applied only if "/proc" is still that procfs, so a
+ * rootfs swapped under us mid-setup cannot leave an unmasked procfs elsewhere. */
+struct mounts_special
+{
+  dev_t proc_dev, sys_dev;
+  ino_t proc_ino, sys_ino; /* 0: nothing mounted there */
 };
 
 int mounts_plan (const struct oci_config *c, struct mount_plan **out, struct sbx_error *err);

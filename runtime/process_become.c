@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,4 +107,26 @@ process_become (const struct oci_process *p, struct become_args *b, struct sbx_e
   if (b->seccomp && p->no_new_privileges && load_seccomp (b, err) < 0)
     return -1;
   return 0;
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+void
+process_close_fds_except (int lowest, int *keep, size_t n)
+{
+  int lo = lowest;
+  qsort (keep, n, sizeof *keep, cmp_int);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (keep[i] < lo)
+        continue;
+      if (keep[i] > lo)
+        syscall (SYS_close_range, (unsigned) lo, (unsigned) keep[i] - 1, 0);
+      lo = keep[i] + 1;
+    }
+  syscall (SYS_close_range, (unsigned) lo, ~0U, 0);
 }

@@ -7,6 +7,7 @@
 #define SBX_PROCESS_BECOME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -35,6 +36,10 @@ void process_reset_signals (void);
 /* chdir to cwd, resolved inside "/" with no magic links: a cwd of /proc/self/fd/N
  * can never reach a host directory (CVE-2024-21626). */
 int process_enter_cwd (const char *cwd, struct sbx_error *err);
+/* Close every fd from `lowest` up except those in keep[] (sorted in place): what the
+ * caller left open (a shim's stray fd 3, a host file) must not sit in a container
+ * process even until exec (CVE-2024-21626); O_CLOEXEC alone would leave it there. */
+void process_close_fds_except (int lowest, int *keep, size_t n);
 /* Everything from rlimits to the seccomp filter; the caller execs next. */
 int process_become (const struct oci_process *p, struct become_args *b, struct sbx_error *err);
 

@@ -12,6 +12,7 @@
 
 #include "fs.h"
 #include "mountapi.h"
+#include "mounts.h"
 #include "util.h"
 
 int
@@ -35,6 +36,49 @@ rootfs_prepare (const struct oci_config *c, const char *rootfs, struct sbx_error
   return fd;
 }
 
+/* --no-pivot: chroot leaves the host's mount tree in the container's mount namespace,
+ * hidden but present, and a fully visible host /proc there lets a nested user
+ * namespace mount a fresh, unmasked procfs (runc#2647). So every mount outside the
+ * rootfs is detached first, deepest first; only "/" (which the rootfs then covers)
+ * remains. Only this flag pays for reading mountinfo. */
+static int
+detach_outside (int rootfd, struct sbx_error *err)
+{
+  _cleanup_free_ char *root = fs_fd_path (rootfd);
+  FILE *f;
+  char line[4096];
+  char **points = NULL;
+  size_t n = 0, rlen;
+  if (!root)
+    return sbx_error_set (err, errno, "--no-pivot: resolve the rootfs path");
+  rlen = strlen (root);
+  f = fopen ("/proc/self/mountinfo", "re");
+  if (!f)
+    return sbx_error_set (err, errno, "--no-pivot: read /proc/self/mountinfo");
+  while (fgets (line, sizeof line, f))
+    {
+      char mp[4096];
+      /* id parent major:minor root mount-point ... */
+      if (sscanf (line, "%*s %*s %*s %*s %4095s", mp) != 1 || strcmp (mp, "/") == 0)
+        continue;
+      if (strncmp (mp, root, rlen) == 0 && (mp[rlen] == '/' || mp[rlen] == '\0'))
+        continue; /* the rootfs and the container's own mounts */
+      if (strncmp (root, mp, strlen (mp)) == 0 && root[strlen (mp)] == '/')
+        continue; /* holds the rootfs: detaching it would take the rootfs along */
+      points = xrealloc (points, (n + 1) * sizeof (char *));
+      points[n++] = xstrdup (mp); /* octal escapes (\040) stay: such a path just fails */
+    }
+  fclose (f);
+  /* Later lines are mounted later, so on top of (or below) earlier ones: reverse. */
+  for (size_t i = n; i-- > 0;)
+    {
+      (void) umount2 (points[i], MNT_DETACH);
+      free (points[i]);
+    }
+  free (points);
+  return 0;
+}
+
 int
 rootfs_pivot (int rootfd, bool no_pivot, struct sbx_error *err)
 {
@@ -42,6 +86,8 @@ rootfs_pivot (int rootfd, bool no_pivot, struct sbx_error *err)
     return sbx_error_set (err, errno, "chdir to the rootfs");
   if (no_pivot)
     {
+      if (detach_outside (rootfd, err) < 0)
+        return -1;
       if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
         return sbx_error_set (err, errno, "move the rootfs to /");
       if (chroot (".") < 0)
@@ -78,6 +124,20 @@ open_checked_null (int rootfd, struct sbx_error *err)
   return fd;
 }
 
+/* Masked and read-only paths in /proc and /sys follow no symlink at all: after
+ * check_special_mounts those trees are the kernel's, where the paths to mask have
+ * none, and a symlink there would mean the tree is not what we mounted. */
+static uint64_t
+path_resolve_flags (const char *path)
+{
+  while (*path == '/')
+    path++;
+  if ((strncmp (path, "proc", 4) == 0 && (path[4] == '/' || !path[4]))
+      || (strncmp (path, "sys", 3) == 0 && (path[3] == '/' || !path[3])))
+    return RESOLVE_ROOT_FLAGS | RESOLVE_NO_SYMLINKS;
+  return RESOLVE_ROOT_FLAGS;
+}
+
 static int
 mask_dir (int targetfd, struct sbx_error *err)
 {
@@ -106,7 +166,7 @@ mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
     {
       const char *path = l->masked_paths[i];
       /* Symlinks are followed, inside the root: what the path names gets hidden. */
-      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_CLOEXEC, 0, path_resolve_flags (path));
       struct stat st;
       if (target < 0)
         {
@@ -139,7 +199,7 @@ readonly_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
   for (size_t i = 0; i < l->n_readonly_paths; i++)
     {
       const char *path = l->readonly_paths[i];
-      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+      _cleanup_close_ int target = sys_openat2 (rootfd, path + 1, O_PATH | O_CLOEXEC, 0, path_resolve_flags (path));
       _cleanup_close_ int tree = -1;
       struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
       if (target < 0)
@@ -162,12 +222,38 @@ readonly_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
   return 0;
 }
 
+/* "/proc" and "/sys" must still be the filesystems mounted there before pivot_root
+ * (same root dev and inode, reached without a symlink): if the rootfs was swapped
+ * under us, procfs may sit elsewhere, and masks applied by path would miss it. */
+static int
+check_special_mounts (int rootfd, const struct mounts_special *sp, struct sbx_error *err)
+{
+  static const char *const names[] = { "proc", "sys" };
+  for (int i = 0; sp && i < 2; i++)
+    {
+      dev_t dev = i == 0 ? sp->proc_dev : sp->sys_dev;
+      ino_t ino = i == 0 ? sp->proc_ino : sp->sys_ino;
+      struct stat st;
+      _cleanup_close_ int fd = -1;
+      if (ino == 0)
+        continue;
+      fd = sys_openat2 (rootfd, names[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                        RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+      if (fd < 0 || fstat (fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
+        return sbx_error_set (err, 0, "/%s in the container is no longer the filesystem mounted there (the rootfs "
+                                      "changed during setup)", names[i]);
+    }
+  return 0;
+}
+
 int
-rootfs_finalize (const struct oci_config *c, struct sbx_error *err)
+rootfs_finalize (const struct oci_config *c, const struct mounts_special *sp, struct sbx_error *err)
 {
   _cleanup_close_ int rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return sbx_error_set (err, errno, "open /");
+  if (check_special_mounts (rootfd, sp, err) < 0)
+    return -1;
   if (mask_paths (rootfd, &c->linux_, err) < 0 || readonly_paths (rootfd, &c->linux_, err) < 0)
     return -1;
   if (c->root_readonly)

@@ -15,6 +15,7 @@ int rootfs_prepare (const struct oci_config *c, const char *rootfs, struct sbx_e
 /* Make rootfd the root of the mount namespace and detach the old root. */
 int rootfs_pivot (int rootfd, bool no_pivot, struct sbx_error *err);
 /* After the pivot: masked paths, read-only paths, root.readonly, rootfsPropagation. */
-int rootfs_finalize (const struct oci_config *c, struct sbx_error *err);
+struct mounts_special;
+int rootfs_finalize (const struct oci_config *c, const struct mounts_special *sp, struct sbx_error *err);
 
 #endif

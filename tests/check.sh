@@ -1,0 +1,54 @@
+#!/bin/bash
+# Every test stage, in order; what `make check` (the README's test command) and CI run.
+#   SBX_STAGES="bats asan fuzz vm clients"   the default: all of them
+#   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
+#   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
+# Stages:
+#   bats     tests/run.sh: the bats suites against the built binary (hybrid host)
+#   asan     tests/asan.sh: the suites again against an ASan+UBSan build
+#   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
+#   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest
+#   clients  tests/clients/run.sh: podman and containerd driving sbx-oci (when present)
+# A failing stage does not stop the others; the exit status is non-zero if any failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+stages=${SBX_STAGES:-bats asan fuzz vm clients}
+failed=()
+summary=()
+
+run_stage() {
+	local name=$1 start=$SECONDS rc
+	shift
+	echo "=== stage $name: $*"
+	"$@"
+	rc=$?
+	summary+=("$(printf '%-8s %s in %d s' "$name" "$([ $rc = 0 ] && echo passed || echo "FAILED ($rc)")" $((SECONDS - start)))")
+	[ $rc = 0 ] || failed+=("$name")
+}
+
+for stage in $stages; do
+	case $stage in
+	bats) run_stage bats "$here/run.sh" ;;
+	asan) run_stage asan "$here/asan.sh" ;;
+	fuzz) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;;
+	vm) run_stage vm "$here/vm/run-cgroup-suite.sh" ;;
+	clients)
+		if [ -x "$here/clients/run.sh" ]; then
+			run_stage clients "$here/clients/run.sh"
+		else
+			summary+=("clients  not present yet")
+		fi
+		;;
+	*)
+		echo "check: unknown stage '$stage' (known: bats asan fuzz vm clients)" >&2
+		failed+=("$stage")
+		;;
+	esac
+done
+
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "check: FAILED stages: ${failed[*]}" >&2
+	exit 1
+fi
