@@ -565,3 +565,14 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 	[ "$(wc -l <<<"$stdout")" -eq 2 ]
 	[[ "$(sed -n 2p <<<"$stdout")" == "$ID "*created*"$BUNDLE"* ]]
 }
+
+@test "cli: make install puts sbx-oci (0755, never setuid) and the seccomp profiles under the prefix" {
+	requires build-tree
+	dest=$BATS_TEST_TMPDIR/dest
+	run make -s -C "$SBX_BUILD_DIR" install DESTDIR="$dest" prefix=/usr/local
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$dest/usr/local/bin/sbx-oci")" = 755 ]
+	cmp "$dest/usr/local/share/sbx-oci/seccomp/python.json" "$BATS_TEST_DIRNAME/../config/seccomp/python.json"
+	cmp "$dest/usr/local/share/sbx-oci/seccomp/default.json" "$BATS_TEST_DIRNAME/../config/seccomp/default.json"
+	"$dest/usr/local/bin/sbx-oci" --version | head -1 | grep -q '^sbx-oci version '
+}
