@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -65,6 +66,8 @@ struct container
   struct spawned child;
   int fifo_fd;
   struct init_args init;
+  int listen_fds;        /* socket activation: fds 3..3+N-1 passed on (LISTEN_FDS) */
+  char *listen_env;      /* "LISTEN_FDS=N" for the process's env */
   bool forward_signals;  /* foreground run: block the forwarded signals before clone */
   bool signals_blocked;
   sigset_t forwarded, saved_mask;
@@ -112,6 +115,7 @@ container_free (struct container *c)
   free (c->state.cgroup_path);
   free (c->bundle);
   free (c->rootfs);
+  free (c->listen_env);
 }
 
 /* Undo a partial create. Errors here are secondary: the first error is what the
@@ -170,6 +174,35 @@ load_bundle (struct container *c, struct sbx_error *err)
   if (c->config->process && c->config->process->terminal && !c->o->console_socket)
     return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal");
   return 0;
+}
+
+/* systemd-style socket activation, as runc does: when the caller hands us LISTEN_FDS
+ * sockets (and LISTEN_PID is us), they go to the container as fds 3..3+N-1, before
+ * any --preserve-fds ones, with LISTEN_FDS=N and LISTEN_PID=1 in its environment. */
+static void
+apply_socket_activation (struct container *c)
+{
+  const char *fds = getenv ("LISTEN_FDS"), *pid = getenv ("LISTEN_PID");
+  struct oci_process *p = c->config->process;
+  const char **env;
+  size_t n = 0;
+  long nfds;
+  if (!fds || !pid || !p || strtol (pid, NULL, 10) != (long) getpid ())
+    return;
+  nfds = strtol (fds, NULL, 10);
+  if (nfds <= 0 || nfds > 1024)
+    return;
+  c->listen_fds = (int) nfds;
+  c->listen_env = xasprintf ("LISTEN_FDS=%ld", nfds);
+  env = xmalloc0 ((p->n_env + 3) * sizeof (char *));
+  for (size_t i = 0; i < p->n_env; i++)
+    if (strncmp (p->env[i], "LISTEN_FDS=", 11) != 0 && strncmp (p->env[i], "LISTEN_PID=", 11) != 0)
+      env[n++] = p->env[i];
+  env[n++] = c->listen_env;
+  env[n++] = "LISTEN_PID=1";
+  free (p->env);
+  p->env = env;
+  p->n_env = n;
 }
 
 /* ---------------------------------------------------------------- 2: plan */
@@ -335,7 +368,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->foreground = foreground;
   a->pdeathsig = !c->ns.two_stage;
   a->parent_hooks = has_hooks (c->config, SBX_HOOK_PRESTART) || has_hooks (c->config, SBX_HOOK_CREATE_RUNTIME);
-  a->preserve_fds = c->o->preserve_fds;
+  a->preserve_fds = c->listen_fds + c->o->preserve_fds;
   a->no_pivot = c->o->no_pivot;
   a->no_new_keyring = c->o->no_new_keyring;
   a->as_root = c->ctx->as_root;
@@ -428,6 +461,7 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
   if (load_bundle (c, err) < 0 || plan (c, err) < 0)
     return -1;
+  apply_socket_activation (c);
   if (!c->ns.userns && !c->ns.userns_joined && sealed_exe_ensure (err) < 0)
     return -1;
   if (claim (c, !foreground, err) < 0)

@@ -216,6 +216,24 @@ load helpers
 	[ "${#lines[@]}" -eq 2 ]
 }
 
+@test "fds: socket activation: LISTEN_FDS sockets become fds 3.., before --preserve-fds ones, with LISTEN_FDS/LISTEN_PID set" {
+	echo activated >"$BATS_TEST_TMPDIR/listen"
+	echo preserved >"$BATS_TEST_TMPDIR/passed"
+	set_args sh -c 'echo "$LISTEN_FDS $LISTEN_PID"; cat <&3; cat <&4'
+	# LISTEN_PID must be the runtime's own pid: sh's $$, which exec keeps
+	run sh -c 'LISTEN_FDS=1 LISTEN_PID=$$ exec "$0" --root "$1" run --preserve-fds 1 --bundle "$2" "$3" 3<"$4" 4<"$5"' \
+		"$SBX_OCI" "$SBX_ROOT" "$BUNDLE" "$ID" "$BATS_TEST_TMPDIR/listen" "$BATS_TEST_TMPDIR/passed"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "1 1" ]
+	[ "${lines[1]}" = activated ]
+	[ "${lines[2]}" = preserved ]
+	# another process's LISTEN_FDS (LISTEN_PID not ours) is ignored
+	set_args sh -c 'echo "[$LISTEN_FDS]"'
+	run env LISTEN_FDS=1 LISTEN_PID=1 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-b" 3<"$BATS_TEST_TMPDIR/listen"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[]" ]
+}
+
 @test "fds: the waiting init of a created container holds no host directory" {
 	set_args sleep 100
 	sbx_detached create --bundle "$BUNDLE" "$ID"
