@@ -134,8 +134,13 @@ wait_stopped() {
 	b=$(counter)
 	[ "$a" = "$b" ]
 	sbx_ok resume "$ID"
-	sleep 0.3
-	c=$(counter)
+	# The counter moves again; in the TCG guest that may take a while, so poll.
+	local i
+	for i in $(seq 100); do
+		c=$(counter)
+		[ "$c" -gt "$b" ] && break
+		sleep 0.1
+	done
 	[ "$c" -gt "$b" ]
 	sbx_ok state "$ID"
 	[ "$(jq -r .status <<<"$output")" = running ]

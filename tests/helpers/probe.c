@@ -831,13 +831,18 @@ main (int argc, char **argv)
     }
   if (strcmp (cmd, "counter") == 0)
     {
+      /* Written to FILE.tmp and renamed over FILE, so a reader (possibly racing a freeze
+         between the truncate and the write) always sees a whole number. */
+      char tmp[4096];
+      snprintf (tmp, sizeof tmp, "%s.tmp", arg);
       for (unsigned long i = 0;; i++)
         {
-          FILE *f = fopen (arg, "w");
+          FILE *f = fopen (tmp, "w");
           if (f)
             {
               fprintf (f, "%lu\n", i);
-              fclose (f);
+              if (fclose (f) == 0)
+                rename (tmp, arg);
             }
           usleep (10000);
         }
