@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""report.py RESULTS_DIR: RESULTS.md from the hyperfine exports, rss.tsv and
+soak-leaks.tsv of one benchmark run; prints the ratios issue 7 is judged by.
+Medians, not means: on a shared machine a few runs hit by other jobs skew the mean."""
+import json, os, statistics, sys
+
+res = sys.argv[1]
+out, ratios = [], []
+TITLES = {
+    "true": "run of busybox /bin/true",
+    "py": "run of python3 -c pass (user ns, no caps, no_new_privs, python profile, memory+pids limits)",
+    "limits": "without / with memory+pids limits",
+    "seccomp": "without / with the python seccomp profile (and with limits)",
+    "userns": "without / with a user namespace",
+    "idle": "back-to-back / after an idle gap",
+    "phases": "create, start, delete timed alone (bb-base)",
+    "soak": "sequential runs of sbx-oci (bb-base)",
+}
+
+
+def ms(xs):
+    return [x * 1000 for x in xs]
+
+
+def load(name):
+    path = os.path.join(res, name + ".json")
+    if not os.path.exists(path):
+        return None
+    return {r["command"]: ms(r["times"]) for r in json.load(open(path))["results"]}
+
+
+def table(name, rows):
+    out.append(f"\n### {name}: {TITLES.get(name, '')}\n")
+    out.append("| command | median ms | mean ± sd ms | min ms | runs |")
+    out.append("|---|---:|---:|---:|---:|")
+    for cmd, t in rows.items():
+        sd = statistics.stdev(t) if len(t) > 1 else 0
+        out.append(f"| {cmd} | {statistics.median(t):.2f} | {statistics.mean(t):.2f} ± {sd:.2f} "
+                   f"| {min(t):.2f} | {len(t)} |")
+
+
+def ratio(scn, a, b):
+    rows = load(scn)
+    if rows and a in rows and b in rows:
+        ra, rb = statistics.median(rows[a]), statistics.median(rows[b])
+        ratios.append((scn, f"{a} / {b}", f"{ra / rb:.2f}×", f"{ra - rb:+.2f} ms"))
+
+
+for scn in ["true", "py", "limits", "seccomp", "userns", "idle", "phases"]:
+    rows = load(scn)
+    if rows:
+        table(scn, rows)
+for b, scn in [("bb-base", "true"), ("py", "py")]:
+    for other in ["crun", "runc"]:
+        ratio(scn, f"sbx-oci run {b}", f"{other} run {b}")
+    ratio(scn, f"sbx-oci run {b}", "floor")
+ratio("py", "sbx-oci run py", "floor+userns")
+# what each feature adds, per runtime, within its scenario's table
+for scn, a, b in [("limits", "bb-limits", "bb-base"), ("seccomp", "bb-seccomp", "bb-base"),
+                  ("seccomp", "bb-seccomp-limits", "bb-base"), ("userns", "bb-userns", "bb-base")]:
+    for r in ["sbx-oci", "crun", "runc"]:
+        ratio(scn, f"{r} run {a}", f"{r} run {b}")
+for r in ["sbx-oci", "crun", "runc"]:
+    idle = [c for c in (load("idle") or {}) if c.startswith(f"{r} run") and c.endswith("idle")]
+    for c in idle:
+        ratio("idle", c, f"{r} run bb-base back-to-back")
+
+soak = load("soak")
+if soak:
+    t = next(iter(soak.values()))
+    k = min(100, len(t) // 2)
+    first, last = statistics.mean(t[:k]), statistics.mean(t[-k:])
+    table("soak", soak)
+    out.append(f"\nmean of the first {k} runs {first:.2f} ms, of the last {k} {last:.2f} ms "
+               f"(last/first {last / first:.2f}; medians {statistics.median(t[:k]):.2f} / "
+               f"{statistics.median(t[-k:]):.2f} ms)")
+    ratios.append(("soak", f"last {k} / first {k} (means)", f"{last / first:.2f}×", f"{last - first:+.2f} ms"))
+
+for f, title in [("soak-leaks.tsv", "leak check around the sequential runs"),
+                 ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
+    path = os.path.join(res, f)
+    if os.path.exists(path):
+        lines = [l.rstrip("\n").split("\t") for l in open(path)]
+        out.append(f"\n### {title}\n")
+        out.append("| " + " | ".join(lines[0]) + " |")
+        out.append("|" + "---|" * len(lines[0]))
+        out += ["| " + " | ".join(l) + " |" for l in lines[1:]]
+
+head = ["# sbx-oci one-shot benchmark", "",
+        "Written by tests/bench/run.sh. Rows of one table come from one hyperfine invocation;",
+        "compare rows within a table only (hyperfine does not interleave commands, and other",
+        "jobs on the machine shift whole invocations).", "",
+        "## Ratios (medians)", "", "| scenario | ratio | value | difference |", "|---|---|---:|---:|"]
+head += [f"| {s} | {r} | {v} | {d} |" for s, r, v, d in ratios]
+with open(os.path.join(res, "RESULTS.md"), "w") as f:
+    f.write("\n".join(head + ["", "## Scenarios"] + out) + "\n")
+for s, r, v, d in ratios:
+    print(f"{s:8} {r:58} {v:>7} {d:>10}")

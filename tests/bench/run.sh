@@ -1,0 +1,43 @@
+#!/bin/bash
+# The one-shot benchmark of issue 7 (`make bench`): sbx-oci against crun, runc and a bare
+# floor launcher, one hyperfine invocation per scenario, then ratios and
+# results/RESULTS.md. A benchmark, not a test: no timing is asserted. It fails when a
+# runtime cannot run a bundle (its rows would mean nothing) and when runs leak.
+#   SBX_OCI=path RUNS=50 WARMUP=5 RSS_N=20 SOAK_RUNS=1000 IDLE_GAP=0.2 BENCH_WORK=dir RESULTS=dir
+#   run.sh [scenario ...]: only these (true py limits seccomp userns idle phases rss soak)
+#   `sbx-oci python -c pass` end to end is not measured yet: the subcommand does not exist.
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || { echo "run.sh: needs root (namespaces, mounts, cgroups)" >&2 && exit 1; }
+[ -x "$SBX_OCI" ] || { echo "run.sh: no runtime at $SBX_OCI (build it, or set SBX_OCI)" >&2 && exit 1; }
+# Debian's packages: crun and runc are the reference, busybox-static the payload
+need=()
+for t in hyperfine:hyperfine crun:crun runc:runc jq:jq gcc:gcc /usr/bin/time:time \
+	/bin/busybox:busybox-static /usr/bin/python3:python3; do
+	command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	echo "run.sh: installing ${need[*]}"
+	apt-get install -y --no-install-recommends "${need[@]}"
+fi
+
+trap '"$BENCH_SRC/cleanup.sh"' EXIT
+mkdir -p "$RESULTS"
+rm -f "$RESULTS"/*.json "$RESULTS"/*.tsv "$RESULTS/RESULTS.md"
+"$BENCH_SRC/bundles.sh"
+
+scn=()
+[ $# -gt 0 ] || set -- true py limits seccomp userns idle phases rss soak
+for s in "$@"; do
+	case $s in
+	rss) "$BENCH_SRC/rss.sh" ;;
+	soak) leak=0 && "$BENCH_SRC/soak.sh" || leak=1 ;; # the report is still written
+	*) scn+=("$s") ;;
+	esac
+done
+[ ${#scn[@]} -eq 0 ] || "$BENCH_SRC/scenarios.sh" "${scn[@]}"
+
+echo "=== ratios (medians; RUNS=$RUNS; $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)) ==="
+"$BENCH_SRC/report.py" "$RESULTS"
+echo "written $RESULTS/RESULTS.md"
+[ "${leak:-0}" = 0 ] || { echo "run.sh: the sequential runs leaked (see soak above)" >&2 && exit 1; }
