@@ -31,6 +31,7 @@
 #include "fs.h"
 #include "hooks/hooks.h"
 #include "init.h"
+#include "landlock.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "oci/config.h"
@@ -60,6 +61,7 @@ struct container
   struct oci_resources resources;
   struct oci_seccomp seccomp_config;
   struct seccomp_program seccomp;
+  struct landlock_plan landlock;
   struct cgroup cg;
   bool cgroup_created;
   struct sbx_state state;
@@ -71,6 +73,7 @@ struct container
   bool forward_signals;  /* foreground run: block the forwarded signals before clone */
   bool signals_blocked;
   sigset_t forwarded, saved_mask;
+  struct run_watch *watch; /* a watched foreground run, once the program started */
 };
 
 static void
@@ -105,6 +108,7 @@ container_free (struct container *c)
   cgroup_close (&c->cg);
   oci_resources_clear (&c->resources);
   oci_seccomp_clear (&c->seccomp_config);
+  landlock_plan_free (&c->landlock);
   sbx_seccomp_free (&c->seccomp);
   mounts_plan_free (c->mount_plans, c->config ? c->config->n_mounts : 0);
   oci_config_free (c->config);
@@ -153,8 +157,12 @@ load_bundle (struct container *c, struct sbx_error *err)
   c->bundle_fd = open (c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (c->bundle_fd < 0)
     return sbx_error_set (err, errno, "--bundle %s", c->bundle);
-  c->config = oci_config_load (c->o->config_path ? AT_FDCWD : c->bundle_fd,
-                               c->o->config_path ? c->o->config_path : "config.json", &pctx, err);
+  if (c->o->config_json)
+    c->config = oci_config_parse (xmemdup (c->o->config_json, c->o->config_len), c->o->config_len, "config",
+                                  &pctx, err);
+  else
+    c->config = oci_config_load (c->o->config_path ? AT_FDCWD : c->bundle_fd,
+                                 c->o->config_path ? c->o->config_path : "config.json", &pctx, err);
   if (!c->config)
     return -1;
   if (oci_config_validate (c->config, c->ctx->as_root, err) < 0)
@@ -232,7 +240,8 @@ plan (struct container *c, struct sbx_error *err)
                             c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
                                                                               : "this user cannot manage cgroups");
     }
-  if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0)
+  if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0
+      || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0)
     return -1;
   if (mode != CGROUP_MODE_NONE)
     {
@@ -374,7 +383,10 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->as_root = c->ctx->as_root;
   a->console_fd = -1;
   a->pty_slave = -1;
+  for (int i = 0; i < 3; i++)
+    a->stdio[i] = c->o->has_stdio ? c->o->stdio[i] : -1;
   a->seccomp = c->seccomp.insns ? &c->seccomp : NULL;
+  a->landlock = &c->landlock;
   a->seccomp_listener_fd = -1;
   a->seccomp_metadata = c->seccomp_config.listener_metadata;
   if (a->seccomp && a->seccomp->notify)
@@ -504,12 +516,20 @@ container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_e
 
 /* --------------------------------------------------------------- run */
 
-/* A program killed by the kernel for memory says nothing: the runtime does. */
+/* A program killed by the kernel for memory says nothing: the runtime does. The
+ * numbers go to the watcher too, read now: the cgroup is about to be removed. */
 static void
-report_oom (struct container *c)
+report_oom (struct container *c, struct run_watch *watch)
 {
   struct cgroup_stats st;
-  if (!c->cg.ops || c->cg.ops->stats (&c->cg, &st) < 0 || !st.has_oom || st.oom_kill == 0)
+  if (!c->cg.ops || c->cg.ops->stats (&c->cg, &st) < 0)
+    return;
+  if (watch)
+    {
+      watch->stats = st;
+      watch->has_stats = true;
+    }
+  if (!st.has_oom || st.oom_kill == 0)
     return;
   sbx_log_write (&c->ctx->log, SBX_LOG_WARNING, "container %s: %llu process(es) killed by the OOM killer (memory limit %llu bytes)",
                  c->o->id, (unsigned long long) st.oom_kill, (unsigned long long) st.memory_limit);
@@ -517,10 +537,10 @@ report_oom (struct container *c)
 
 /* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
 static void
-run_cleanup (struct container *c)
+run_cleanup (struct container *c, struct run_watch *watch)
 {
   struct sbx_error e = { 0 };
-  report_oom (c);
+  report_oom (c, watch);
   if (c->cg.ops && c->cgroup_created && c->cg.ops->destroy (&c->cg, &e) < 0)
     {
       sbx_warn (c->ctx, "cleanup: %s", e.msg);
@@ -538,9 +558,23 @@ run_cleanup (struct container *c)
     }
 }
 
+/* The wall-clock deadline of a watched run: everything in the container dies. The
+ * init is the pid namespace's init (when there is one), and the cgroup holds the rest. */
+static void
+kill_on_deadline (void *data)
+{
+  struct container *c = data;
+  struct sbx_error e = { 0 };
+  syscall (SYS_pidfd_send_signal, c->child.pidfd, SIGKILL, NULL, 0);
+  if (c->cg.ops && c->cg.ops->kill_all (&c->cg, SIGKILL, &e) < 0)
+    sbx_error_clear (&e);
+  if (c->watch)
+    c->watch->timed_out = true;
+}
+
 int
-container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep, int *exit_status,
-               struct sbx_error *err)
+container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep, struct run_watch *watch,
+               int *exit_status, struct sbx_error *err)
 {
   struct container c;
   _cleanup_close_ int sfd = -1;
@@ -572,6 +606,13 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
     if (sync_send (c.child.sync_fd, SYNC_START, &pid, sizeof pid, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
       goto abort;
   }
+  if (watch)
+    {
+      watch->started = true;
+      c.watch = watch;
+      watch->fg.on_deadline = kill_on_deadline;
+      watch->fg.deadline_data = &c;
+    }
   if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
     goto abort;
   sfd = signalfd (-1, &c.forwarded, SFD_CLOEXEC);
@@ -580,11 +621,11 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       sbx_error_set (err, errno, "signalfd");
       goto abort;
     }
-  if (foreground_wait (c.child.pidfd, sfd, exit_status, err) < 0)
+  if (foreground_wait (c.child.pidfd, sfd, watch ? &watch->fg : NULL, exit_status, err) < 0)
     goto abort;
   c.child.pid = -1;
   if (!keep)
-    run_cleanup (&c);
+    run_cleanup (&c, watch);
   ret = 0;
   goto out;
 

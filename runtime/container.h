@@ -8,8 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "context.h"
 #include "error.h"
+#include "foreground.h"
 
 struct create_opts
 {
@@ -21,14 +23,30 @@ struct create_opts
   int preserve_fds;
   bool no_pivot;
   bool no_new_keyring;
+  /* `sbx-oci python`: the config as text instead of BUNDLE/config.json, and the
+   * container's stdin/stdout/stderr instead of ours (has_stdio). */
+  const char *config_json;
+  size_t config_len;
+  bool has_stdio;
+  int stdio[3];
+};
+
+/* What a foreground run reports beyond its exit status (`sbx-oci python`). */
+struct run_watch
+{
+  struct fg_watch fg;  /* in: output relay and wall-clock deadline; out: rusage, signal */
+  bool started;        /* out: the program was exec'd; a later error is not a setup error */
+  bool timed_out;      /* out: the deadline passed and everything in the container was killed */
+  bool has_stats;      /* out: cgroup numbers, taken after the exit, before the cgroup goes */
+  struct cgroup_stats stats;
 };
 
 int container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err);
 /* Create and start in one process. In the foreground (detach false) it waits,
  * forwards signals, deletes the container (unless keep) and sets *exit_status to
  * the program's status (128+N when killed by signal N). */
-int container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep, int *exit_status,
-                   struct sbx_error *err);
+int container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep,
+                   struct run_watch *watch, int *exit_status, struct sbx_error *err);
 int container_start (struct sbx_ctx *ctx, const char *id, struct sbx_error *err);
 int container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct sbx_error *err);
 int container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_error *err);
@@ -61,8 +79,6 @@ struct exec_opts
  * sets *exit_status (128+N when killed by signal N). */
 int container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status, struct sbx_error *err);
 /* container_cgroup.c */
-struct oci_resources;
-struct cgroup_stats;
 int container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resources *r, struct sbx_error *err);
 int container_pause (struct sbx_ctx *ctx, const char *id, bool pause, struct sbx_error *err);
 int container_pids (struct sbx_ctx *ctx, const char *id, pid_t **pids, size_t *n, struct sbx_error *err);

@@ -9,6 +9,7 @@
  * the child joins the rest with one setns(pidfd). */
 #include "build-config.h"
 #include "container.h"
+#include "landlock.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -56,6 +57,7 @@ struct exec_ctx
   const char **env, **args;  /* owned arrays for the inline form */
   struct oci_seccomp seccomp_config;
   struct seccomp_program seccomp;
+  struct landlock_plan landlock;
   struct cgroup cg;
   int init_pidfd, root_fd, pidns_fd, timens_fd;
   int console_fd, listener_fd;
@@ -76,6 +78,7 @@ exec_ctx_free (struct exec_ctx *e)
     oci_process_clear (&e->process); /* else its arrays are e->env, e->args or the config's */
   free (e->env);
   free (e->args);
+  landlock_plan_free (&e->landlock);
   json_free (e->process_tree);
   oci_seccomp_clear (&e->seccomp_config);
   sbx_seccomp_free (&e->seccomp);
@@ -286,6 +289,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     .root_fd = e->root_fd,
     .console_fd = e->console_fd,
     .seccomp = e->seccomp.insns ? &e->seccomp : NULL,
+    .landlock = &e->landlock,
     .seccomp_listener_fd = e->listener_fd,
     .seccomp_metadata = e->seccomp_config.listener_metadata,
     .preserve_fds = o->preserve_fds,
@@ -393,7 +397,7 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       goto out;
     }
   if (find_namespaces (&e, err) < 0 || cgroup_open_from_state (&e.l.state, &e.cg, err) < 0
-      || prepare_seccomp (&e, ctx, err) < 0)
+      || prepare_seccomp (&e, ctx, err) < 0 || landlock_plan_build (e.config, &ctx->log, &e.landlock, err) < 0)
     goto out;
   flock (e.l.state_fd, LOCK_UN);
   if (e.process.terminal)
@@ -425,7 +429,7 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       sbx_error_set (err, errno, "signalfd");
       goto fail;
     }
-  if (foreground_wait (e.pidfd, sfd, exit_status, err) < 0)
+  if (foreground_wait (e.pidfd, sfd, NULL, exit_status, err) < 0)
     goto fail;
   e.pid = -1;
   ret = 0;

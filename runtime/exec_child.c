@@ -106,6 +106,7 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
       .preserve_fds = a->preserve_fds,
       .pdeathsig = !a->detach,
       .pty_slave = pty_slave,
+      .landlock = a->landlock,
     };
     int r = process_become (p, &b, err);
     a->seccomp_listener_fd = b.seccomp_listener_fd;

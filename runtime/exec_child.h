@@ -23,6 +23,7 @@ struct exec_child_args
   int root_fd;     /* O_PATH of /proc/<init>/root: our root after the join */
   int console_fd;  /* --console-socket, connected; -1 without a terminal */
   const struct seccomp_program *seccomp;
+  const struct landlock_plan *landlock;
   int seccomp_listener_fd;
   const char *seccomp_metadata;
   int preserve_fds;

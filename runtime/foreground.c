@@ -1,11 +1,11 @@
 #include "build-config.h"
 #include "foreground.h"
 
-#include <poll.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -13,6 +13,8 @@
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
+
+#define FG_MAX_FDS 8
 
 void
 foreground_signal_set (sigset_t *set)
@@ -25,18 +27,54 @@ foreground_signal_set (sigset_t *set)
     sigaddset (set, sigs[i]);
 }
 
-int
-foreground_wait (int pidfd, int sfd, int *exit_status, struct sbx_error *err)
+int64_t
+monotonic_ns (void)
 {
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* poll(2)'s timeout until the deadline, rounded up so we never wake just before it. */
+static int
+poll_timeout (const struct fg_watch *w, bool deadline_fired)
+{
+  int64_t left;
+  if (!w || !w->deadline_ns || deadline_fired)
+    return -1;
+  left = w->deadline_ns - monotonic_ns ();
+  if (left <= 0)
+    return 0;
+  return left / 1000000 >= INT32_MAX ? INT32_MAX : (int) (left / 1000000) + 1;
+}
+
+int
+foreground_wait (int pidfd, int sfd, struct fg_watch *w, int *exit_status, struct sbx_error *err)
+{
+  struct pollfd pfd[2 + FG_MAX_FDS];
+  size_t extra = w ? (w->n_fds < FG_MAX_FDS ? w->n_fds : FG_MAX_FDS) : 0;
+  bool fired = false;
+  struct rusage ru;
   siginfo_t si;
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-      if (poll (pfd, 2, -1) < 0)
+      int r;
+      pfd[0] = (struct pollfd) { .fd = pidfd, .events = POLLIN };
+      pfd[1] = (struct pollfd) { .fd = sfd, .events = POLLIN };
+      for (size_t i = 0; i < extra; i++)
+        pfd[2 + i] = (struct pollfd) { .fd = w->fds[i].fd, .events = w->fds[i].events };
+      r = poll (pfd, 2 + extra, poll_timeout (w, fired));
+      if (r < 0)
         {
           if (errno == EINTR)
             continue;
           return sbx_error_set (err, errno, "poll");
+        }
+      if (w && w->deadline_ns && !fired && monotonic_ns () >= w->deadline_ns)
+        {
+          fired = true;
+          if (w->on_deadline)
+            w->on_deadline (w->deadline_data);
         }
       if (pfd[1].revents & POLLIN)
         {
@@ -44,12 +82,25 @@ foreground_wait (int pidfd, int sfd, int *exit_status, struct sbx_error *err)
           if (read (sfd, &ssi, sizeof ssi) == sizeof ssi && ssi.ssi_signo != SIGCHLD)
             syscall (SYS_pidfd_send_signal, pidfd, ssi.ssi_signo, NULL, 0);
         }
+      if (extra)
+        {
+          for (size_t i = 0; i < extra; i++)
+            w->fds[i].revents = pfd[2 + i].revents;
+          w->on_fds (w->data, w->fds, extra);
+        }
       if (pfd[0].revents & POLLIN)
         break;
     }
   memset (&si, 0, sizeof si);
-  if (waitid ((idtype_t) P_PIDFD, pidfd, &si, WEXITED) < 0)
+  memset (&ru, 0, sizeof ru);
+  /* The raw waitid returns the rusage too (glibc's wrapper drops it). */
+  if (syscall (SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, &ru) < 0)
     return sbx_error_set (err, errno, "wait for the container process");
   *exit_status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+  if (w)
+    {
+      w->rusage = ru;
+      w->term_signal = si.si_code == CLD_EXITED ? 0 : si.si_status;
+    }
   return 0;
 }

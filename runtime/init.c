@@ -230,6 +230,25 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
   return 0;
 }
 
+/* The caller's choice of stdio for the container (`sbx-oci python`'s output pipes);
+ * the originals are closed with every other inherited fd below. */
+static int
+take_stdio (struct init_args *a, struct sbx_error *err)
+{
+  for (int i = 0; i < 3; i++)
+    if (a->stdio[i] >= 0 && a->stdio[i] < 3 && a->stdio[i] != i)
+      {
+        /* would be overwritten by an earlier dup2: move it out of the way first */
+        a->stdio[i] = fcntl (a->stdio[i], F_DUPFD_CLOEXEC, 3);
+        if (a->stdio[i] < 0)
+          return sbx_error_set (err, errno, "stdio: dup");
+      }
+  for (int i = 0; i < 3; i++)
+    if (a->stdio[i] >= 0 && a->stdio[i] != i && dup2 (a->stdio[i], i) < 0)
+      return sbx_error_set (err, errno, "stdio: dup2 onto fd %d", i);
+  return 0;
+}
+
 static int
 init_run (struct init_args *a, char **program, struct sbx_error *err)
 {
@@ -244,6 +263,8 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   process_reset_signals ();
   if (a->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (take_stdio (a, err) < 0)
+    return -1;
   {
     int keep[8 + SBX_NS_COUNT + CG1_COUNT];
     size_t n = 0;
@@ -330,6 +351,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
       .preserve_fds = a->preserve_fds,
       .pdeathsig = a->pdeathsig,
       .pty_slave = a->pty_slave,
+      .landlock = a->landlock,
     };
     int r = process_become (p, &b, err);
     a->seccomp_listener_fd = b.seccomp_listener_fd;

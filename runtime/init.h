@@ -35,10 +35,12 @@ struct init_args
   int *idmap_fds;      /* received from the parent */
   int console_fd;      /* --console-socket, connected by the parent; -1 without a terminal */
   const struct seccomp_program *seccomp; /* NULL without linux.seccomp */
+  const struct landlock_plan *landlock;  /* run.sbx-oci.landlock.* (landlock.h) */
   int seccomp_listener_fd; /* listenerPath, connected by the parent; -1 if none */
   const char *seccomp_metadata;
   pid_t host_pid;      /* our pid as the runtime sees it (sent with START/COMMITTED) */
   int pty_slave;       /* the terminal's slave, once made */
+  int stdio[3];        /* fds to become stdin/stdout/stderr; -1: keep ours */
   struct mounts_special special; /* what was mounted at /proc and /sys (mounts.h) */
   int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
 };

@@ -1,5 +1,6 @@
 #include "build-config.h"
 #include "process_become.h"
+#include "landlock.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -81,6 +82,10 @@ keep_preserved_fds (int n, struct sbx_error *err)
 int
 process_become (const struct oci_process *p, struct become_args *b, struct sbx_error *err)
 {
+  /* Landlock first, while the container's paths are still ours to open with every
+     capability: the rules name paths of the container's root. */
+  if (b->landlock && landlock_apply (b->landlock, err) < 0)
+    return -1;
   if (process_apply_rlimits (p, err) < 0 || process_apply_scheduling (p, err) < 0)
     return -1;
   if (b->seccomp && !p->no_new_privileges && load_seccomp (b, err) < 0)

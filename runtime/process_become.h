@@ -16,6 +16,7 @@
 #include "oci/state.h"
 
 struct seccomp_program;
+struct landlock_plan;
 
 struct become_args
 {
@@ -29,6 +30,7 @@ struct become_args
   int preserve_fds; /* fds 3..3+N-1 stay open across exec */
   bool pdeathsig;   /* re-arm SIGKILL-on-parent-death after the uid change */
   int pty_slave;    /* becomes stdio and the controlling tty; -1 if none */
+  const struct landlock_plan *landlock; /* NULL or abi 0: none */
 };
 
 /* Default dispositions and an empty mask for every signal. */

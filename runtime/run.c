@@ -1,6 +1,7 @@
 /* sbx-oci run [OPTIONS] [<container-id>]
  * The id is optional and generated when absent. For people typing it, `sbx-oci run
- * DIR` runs DIR as the bundle when the current directory is not a bundle itself. */
+ * DIR` runs DIR as the bundle when DIR holds a config.json and cannot be meant as an id
+ * (it is not a valid one, or the current directory is not a bundle). */
 #include "build-config.h"
 
 #include <fcntl.h>
@@ -56,8 +57,13 @@ run_run (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, 
   if (argc - first == 1)
     {
       const char *arg = argv[first];
-      if (!c.o.bundle && !c.o.config_path && !is_bundle_dir (".") && is_bundle_dir (arg))
-        c.o.bundle = arg; /* `sbx-oci run DIR` */
+      /* `sbx-oci run DIR`: a bundle dir, unless the cwd is a bundle too and DIR could be
+         an id there (so `run .` and `run ./b` are always bundles). */
+      struct sbx_error ignored = { 0 };
+      bool not_an_id = statedir_validate_id (arg, &ignored) < 0;
+      sbx_error_clear (&ignored);
+      if (!c.o.bundle && !c.o.config_path && is_bundle_dir (arg) && (not_an_id || !is_bundle_dir (".")))
+        c.o.bundle = arg;
       else
         c.o.id = arg;
     }
@@ -65,7 +71,7 @@ run_run (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, 
     c.o.id = generated = generate_id ();
   if (statedir_validate_id (c.o.id, err) < 0)
     return -1;
-  if (container_run (ctx, &c.o, c.detach, c.keep, &status, err) < 0)
+  if (container_run (ctx, &c.o, c.detach, c.keep, NULL, &status, err) < 0)
     return -1;
   return status;
 }

@@ -32,6 +32,15 @@ xrealloc (void *p, size_t n)
   return q;
 }
 
+/* A copy of n bytes, NUL-terminated (for text buffers). */
+char *
+xmemdup (const void *src, size_t n)
+{
+  char *p = xmalloc0 (n + 1);
+  memcpy (p, src, n);
+  return p;
+}
+
 char *
 xstrdup (const char *s)
 {

@@ -75,6 +75,7 @@ steal_fd (int *fd)
 void *xmalloc0 (size_t n);
 void *xrealloc (void *p, size_t n);
 char *xstrdup (const char *s);
+char *xmemdup (const void *src, size_t n);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 static inline bool
