@@ -8,13 +8,13 @@ static const char *const default_caps[] = { "CAP_AUDIT_WRITE", "CAP_KILL", "CAP_
 
 /* runc's defaults (libcontainer/specconv/example.go): hide kernel state that is not
  * namespaced, and make the rest of /proc's writable knobs read-only. */
-static const char *const masked_paths[] = {
+const char *const oci_default_masked_paths[] = {
   "/proc/acpi", "/proc/asound",       "/proc/kcore",       "/proc/keys",      "/proc/latency_stats",
   "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
-  "/sys/devices/virtual/powercap",
+  "/sys/devices/virtual/powercap", NULL,
 };
-static const char *const readonly_paths[] = {
-  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+const char *const oci_default_readonly_paths[] = {
+  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", NULL,
 };
 
 struct mount_def
@@ -147,9 +147,9 @@ oci_default_spec_json (bool rootless, uid_t uid, gid_t gid, size_t *len)
     }
   GEN (yajl_gen_array_close (g));
   GEN (gen_string (g, "maskedPaths"));
-  GEN (gen_string_array (g, masked_paths, ARRAY_SIZE (masked_paths)));
+  GEN (gen_string_array (g, oci_default_masked_paths, ARRAY_SIZE (oci_default_masked_paths) - 1));
   GEN (gen_string (g, "readonlyPaths"));
-  GEN (gen_string_array (g, readonly_paths, ARRAY_SIZE (readonly_paths)));
+  GEN (gen_string_array (g, oci_default_readonly_paths, ARRAY_SIZE (oci_default_readonly_paths) - 1));
   GEN (yajl_gen_map_close (g));
 
   GEN (yajl_gen_map_close (g));

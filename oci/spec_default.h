@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* runc's masked and read-only paths (NULL-terminated), also used by the Python sandbox. */
+extern const char *const oci_default_masked_paths[];
+extern const char *const oci_default_readonly_paths[];
+
 char *oci_default_spec_json (bool rootless, uid_t uid, gid_t gid, size_t *len);
 
 #endif

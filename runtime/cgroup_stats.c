@@ -73,9 +73,10 @@ cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s)
   s->has_cpu = read_u64 (acct, "cpuacct.usage", &s->cpu_usage_ns);
   if (hz <= 0)
     hz = 100;
-  if (read_keyed (acct, "cpuacct.stat", "user", &v))
+  /* nanoseconds where the kernel has them (4.16+); else cpuacct.stat's ticks */
+  if (!read_u64 (acct, "cpuacct.usage_user", &s->cpu_user_ns) && read_keyed (acct, "cpuacct.stat", "user", &v))
     s->cpu_user_ns = v * (1000000000 / (uint64_t) hz);
-  if (read_keyed (acct, "cpuacct.stat", "system", &v))
+  if (!read_u64 (acct, "cpuacct.usage_sys", &s->cpu_system_ns) && read_keyed (acct, "cpuacct.stat", "system", &v))
     s->cpu_system_ns = v * (1000000000 / (uint64_t) hz);
   read_keyed (cpu, "cpu.stat", "nr_throttled", &s->cpu_throttled_periods);
   read_keyed (cpu, "cpu.stat", "throttled_time", &s->cpu_throttled_ns);

@@ -1,7 +1,9 @@
 #include "build-config.h"
 #include "cli.h"
 
+#include <ctype.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -28,6 +30,54 @@ cli_parse_uint (const char *opt, const char *s, unsigned max, unsigned *out, str
   if (!*s || *end || errno || v > max || *s == '-')
     return cli_usage_error (err, "%s: '%s' is not a number in [0, %u]", opt, s, max);
   *out = (unsigned) v;
+  return 0;
+}
+
+/* "96m", "1g", "512k", "1024", "-1": bytes, binary units like runc. */
+int
+cli_parse_bytes (const char *opt, const char *s, int64_t *out, struct sbx_error *err)
+{
+  char *end;
+  double v;
+  int64_t mult = 1;
+  if (strcmp (s, "-1") == 0)
+    {
+      *out = -1;
+      return 0;
+    }
+  v = strtod (s, &end);
+  if (end == s || !(v >= 0) || !isdigit ((unsigned char) *s))
+    return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
+  switch (tolower ((unsigned char) *end))
+    {
+    case '\0':
+      break;
+    case 'k':
+      mult = 1LL << 10;
+      end++;
+      break;
+    case 'm':
+      mult = 1LL << 20;
+      end++;
+      break;
+    case 'g':
+      mult = 1LL << 30;
+      end++;
+      break;
+    case 't':
+      mult = 1LL << 40;
+      end++;
+      break;
+    default:
+      return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
+    }
+  if ((*end == 'b' || *end == 'B') && end[1] == '\0')
+    end++;
+  if (*end)
+    return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
+  if (v * (double) mult >= 9.2e18)
+    return cli_usage_error (err, "%s: '%s' is too large", opt, s);
+  *out = (int64_t) (v * (double) mult);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #ifndef SBX_CLI_H
 #define SBX_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "context.h"
@@ -39,9 +40,12 @@ void cli_print_help (const struct command *cmd, FILE *out);
 int cli_usage_error (struct sbx_error *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 /* Parse a non-negative integer argument. */
 int cli_parse_uint (const char *opt, const char *s, unsigned max, unsigned *out, struct sbx_error *err);
+/* "96m", "1g", "512k", "1024", "-1" (= -1): bytes, binary units like runc. */
+int cli_parse_bytes (const char *opt, const char *s, int64_t *out, struct sbx_error *err);
 
 /* The subcommands (runtime/<name>.c). */
 extern const struct command cmd_create, cmd_start, cmd_run, cmd_state, cmd_kill, cmd_delete, cmd_list, cmd_spec,
-    cmd_features, cmd_checkpoint, cmd_restore, cmd_exec, cmd_update, cmd_pause, cmd_resume, cmd_ps, cmd_events;
+    cmd_features, cmd_checkpoint, cmd_restore, cmd_exec, cmd_update, cmd_pause, cmd_resume, cmd_ps, cmd_events,
+    cmd_python;
 
 #endif

@@ -587,8 +587,14 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   if (!detach)
     prctl (PR_SET_CHILD_SUBREAPER, 1);
 
-  if (create_common (&c, !detach, err) < 0)
+  ret = create_common (&c, !detach, err);
+  if (o->has_stdio)
+    for (int i = 0; i < 3; i++)
+      if (o->stdio[i] >= 3)
+        close (o->stdio[i]); /* the init has its own: EOF on the pipes must mean it is gone */
+  if (ret < 0)
     goto out;
+  ret = -1;
   if (detach)
     {
       /* create + start: the fifo path, then leave the container running. */

@@ -24,7 +24,8 @@ struct create_opts
   bool no_pivot;
   bool no_new_keyring;
   /* `sbx-oci python`: the config as text instead of BUNDLE/config.json, and the
-   * container's stdin/stdout/stderr instead of ours (has_stdio). */
+   * container's stdin/stdout/stderr instead of ours (has_stdio; fds >= 3, which
+   * container_run closes once the init holds them, also on failure). */
   const char *config_json;
   size_t config_len;
   bool has_stdio;

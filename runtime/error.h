@@ -17,6 +17,7 @@
 enum sbx_exit_hint {
   SBX_EXIT_DEFAULT = 0,
   SBX_EXIT_USAGE = 2,          /* bad command line */
+  SBX_EXIT_SETUP = 125,        /* `python`: the sandbox could not be set up (podman's 125) */
   SBX_EXIT_NOT_EXECUTABLE = 126,
   SBX_EXIT_NOT_FOUND = 127,    /* the program to run does not exist */
 };

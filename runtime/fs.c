@@ -1,6 +1,7 @@
 #include "build-config.h"
 #include "fs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
@@ -244,4 +245,49 @@ fs_write_pid_file (const char *path, pid_t pid, struct sbx_error *err)
   if (fs_write_atomic (dirfd, strrchr (path, '/') ? strrchr (path, '/') + 1 : path, buf, n, 0644, err) < 0)
     return sbx_error_wrap (err, "--pid-file %s", path);
   return 0;
+}
+
+/* rm -r of dirfd/name without following a symlink anywhere (the tree may have been
+ * written by the sandbox: a symlink to / in it must not send us there). Bounded
+ * depth; what cannot be removed stays, and -1 says so. */
+static int
+remove_tree_at (int parent, const char *name, int depth)
+{
+  int fd, ret = 0;
+  DIR *d;
+  struct dirent *de;
+  if (unlinkat (parent, name, 0) == 0 || errno == ENOENT)
+    return 0;
+  if (errno != EISDIR && errno != EPERM)
+    return -1;
+  if (depth > 256)
+    return -1;
+  fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES && fchmodat (parent, name, 0700, 0) == 0)
+    fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* a mode-0 dir of our own */
+  if (fd < 0)
+    return -1;
+  d = fdopendir (fd);
+  if (!d)
+    {
+      close (fd);
+      return -1;
+    }
+  while ((de = readdir (d)))
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (remove_tree_at (dirfd (d), de->d_name, depth + 1) < 0)
+        ret = -1;
+    }
+  closedir (d);
+  if (unlinkat (parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    ret = -1;
+  return ret;
+}
+
+int
+fs_remove_tree (int dirfd, const char *name)
+{
+  return remove_tree_at (dirfd, name, 0);
 }

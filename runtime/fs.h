@@ -42,6 +42,9 @@ int fs_write_file_at (int dirfd, const char *name, const char *data, size_t len,
 /* Write `data` to tmp then rename over `name` inside dirfd: readers never see a torn file. */
 int fs_write_atomic (int dirfd, const char *name, const char *data, size_t len, mode_t mode, struct sbx_error *err);
 
+/* rm -r of dirfd/name, never following a symlink; -1 if something stayed. */
+int fs_remove_tree (int dirfd, const char *name);
+
 /* --pid-file: the pid in decimal, written atomically (a reader never sees half). */
 int fs_write_pid_file (const char *path, pid_t pid, struct sbx_error *err);
 

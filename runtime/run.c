@@ -7,32 +7,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "create_opts.h"
 #include "statedir.h"
 #include "util.h"
-
-static char *
-generate_id (void)
-{
-  unsigned char r[8] = { 0 };
-  char *id = xmalloc0 (4 + 16 + 1);
-  if (getrandom (r, sizeof r, 0) != sizeof r)
-    {
-      struct timespec ts;
-      clock_gettime (CLOCK_MONOTONIC, &ts);
-      memcpy (r, &ts.tv_nsec, sizeof ts.tv_nsec < sizeof r ? sizeof ts.tv_nsec : sizeof r);
-      r[0] ^= (unsigned char) getpid ();
-    }
-  strcpy (id, "sbx-");
-  for (size_t i = 0; i < sizeof r; i++)
-    sprintf (id + 4 + i * 2, "%02x", r[i]);
-  return id;
-}
 
 static bool
 is_bundle_dir (const char *dir)
@@ -68,7 +48,7 @@ run_run (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, 
         c.o.id = arg;
     }
   if (!c.o.id)
-    c.o.id = generated = generate_id ();
+    c.o.id = generated = statedir_generate_id ("sbx-");
   if (statedir_validate_id (c.o.id, err) < 0)
     return -1;
   if (container_run (ctx, &c.o, c.detach, c.keep, NULL, &status, err) < 0)

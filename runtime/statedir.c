@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
+#include <time.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -271,4 +273,24 @@ statedir_status (int dirfd, const struct sbx_state *s)
   if (fstatat (dirfd, EXEC_FIFO, &st, AT_SYMLINK_NOFOLLOW) == 0)
     return STATUS_CREATED;
   return STATUS_RUNNING;
+}
+
+/* A fresh id: PREFIX and 16 random hex digits. */
+char *
+statedir_generate_id (const char *prefix)
+{
+  unsigned char r[8] = { 0 };
+  size_t plen = strlen (prefix);
+  char *id = xmalloc0 (plen + 16 + 1);
+  if (getrandom (r, sizeof r, 0) != sizeof r)
+    {
+      struct timespec ts;
+      clock_gettime (CLOCK_MONOTONIC, &ts);
+      memcpy (r, &ts.tv_nsec, sizeof ts.tv_nsec < sizeof r ? sizeof ts.tv_nsec : sizeof r);
+      r[0] ^= (unsigned char) getpid ();
+    }
+  memcpy (id, prefix, plen);
+  for (size_t i = 0; i < sizeof r; i++)
+    sprintf (id + plen + i * 2, "%02x", r[i]);
+  return id;
 }

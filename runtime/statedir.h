@@ -27,6 +27,8 @@ enum container_status
 const char *container_status_name (enum container_status s);
 
 int statedir_validate_id (const char *id, struct sbx_error *err);
+/* A fresh id: prefix + 16 random hex digits (malloc'd). */
+char *statedir_generate_id (const char *prefix);
 /* The default state root: /run/sbx-oci as root, $XDG_RUNTIME_DIR/sbx-oci otherwise. */
 char *statedir_default_root (void);
 /* Open (and with create, make, mode 0700) the state root. */

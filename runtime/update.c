@@ -44,52 +44,6 @@ struct update_opts
   bool any_flag;
 };
 
-/* "96m", "1g", "512k", "1024", "-1": bytes, binary units like runc. */
-static int
-parse_bytes (const char *opt, const char *s, int64_t *out, struct sbx_error *err)
-{
-  char *end;
-  double v;
-  int64_t mult = 1;
-  if (strcmp (s, "-1") == 0)
-    {
-      *out = -1;
-      return 0;
-    }
-  v = strtod (s, &end);
-  if (end == s || v < 0)
-    return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
-  switch (tolower ((unsigned char) *end))
-    {
-    case '\0':
-      break;
-    case 'k':
-      mult = 1LL << 10;
-      end++;
-      break;
-    case 'm':
-      mult = 1LL << 20;
-      end++;
-      break;
-    case 'g':
-      mult = 1LL << 30;
-      end++;
-      break;
-    case 't':
-      mult = 1LL << 40;
-      end++;
-      break;
-    default:
-      return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
-    }
-  if ((*end == 'b' || *end == 'B') && end[1] == '\0')
-    end++;
-  if (*end)
-    return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
-  *out = (int64_t) (v * (double) mult);
-  return 0;
-}
-
 static int
 parse_int (const char *opt, const char *s, int64_t min, int64_t *out, struct sbx_error *err)
 {
@@ -118,19 +72,19 @@ update_opt (void *data, int key, const char *arg, struct sbx_error *err)
   switch (key)
     {
     case UK_MEMORY:
-      if (parse_bytes ("--memory", arg, &v, err) < 0)
+      if (cli_parse_bytes ("--memory", arg, &v, err) < 0)
         return -1;
       r->has_memory = r->memory.has_limit = true;
       r->memory.limit = v;
       return 0;
     case UK_MEMORY_RESERVATION:
-      if (parse_bytes ("--memory-reservation", arg, &v, err) < 0)
+      if (cli_parse_bytes ("--memory-reservation", arg, &v, err) < 0)
         return -1;
       r->has_memory = r->memory.has_reservation = true;
       r->memory.reservation = v;
       return 0;
     case UK_MEMORY_SWAP:
-      if (parse_bytes ("--memory-swap", arg, &v, err) < 0)
+      if (cli_parse_bytes ("--memory-swap", arg, &v, err) < 0)
         return -1;
       r->has_memory = r->memory.has_swap = true;
       r->memory.swap = v;
