@@ -49,7 +49,7 @@ bind_host_device (int dirfd, const char *name, const struct device_spec *d, stru
     return sbx_error_set (err, errno, "the host has no %s to bind into the user namespace", d->path);
   if (fstat (host, &st) < 0 || !is_device (&st, d))
     return sbx_error_set (err, 0, "host %s is not device %u:%u", d->path, d->major, d->minor);
-  created = openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  created = FS_CREATE (openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (created < 0)
     return sbx_error_set (err, errno, "create %s", d->path);
   target = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -91,7 +91,7 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct sbx_er
     return sbx_error_set (err, errno, "stat %s", d->path);
   if (userns && d->type != S_IFIFO)
     return bind_host_device (dir, name, d, err);
-  if (mknodat (dir, name, d->type | (d->mode & 07777), makedev (d->major, d->minor)) < 0)
+  if (FS_CREATE (mknodat (dir, name, d->type | (d->mode & 07777), makedev (d->major, d->minor))) < 0)
     return sbx_error_set (err, errno, "mknod %s", d->path);
   /* mknod honoured the umask; the config's mode is exact. */
   if (fchmodat (dir, name, d->mode & 07777, 0) < 0)
@@ -104,7 +104,7 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct sbx_er
 static int
 make_symlink (int devfd, const char *target, const char *name, struct sbx_error *err)
 {
-  if (symlinkat (target, devfd, name) < 0 && errno != EEXIST)
+  if (FS_CREATE (symlinkat (target, devfd, name)) < 0 && errno != EEXIST)
     return sbx_error_set (err, errno, "symlink /dev/%s", name);
   return 0;
 }

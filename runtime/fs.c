@@ -8,6 +8,7 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -110,7 +111,7 @@ fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *e
         next = sys_openat2 (rootfd, prefix, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
         if (next < 0 && errno == ENOENT)
           {
-            if (mkdirat (parent, comp, mode) < 0 && errno != EEXIST)
+            if (FS_CREATE (mkdirat (parent, comp, mode)) < 0 && errno != EEXIST)
               return sbx_error_set (err, errno, "mkdir %s in the container root", prefix);
             next = sys_openat2 (rootfd, prefix, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
           }
@@ -144,7 +145,7 @@ fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err)
     int created;
     if (dir < 0)
       return sbx_error_set (err, errno, "open parent of %s", path);
-    created = openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    created = FS_CREATE (openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (created < 0 && errno != EEXIST)
       return sbx_error_set (err, errno, "create %s in the container root", path);
     if (created >= 0)
@@ -290,4 +291,32 @@ int
 fs_remove_tree (int dirfd, const char *name)
 {
   return remove_tree_at (dirfd, name, 0);
+}
+
+/* The first id of a /proc/self/{uid,gid}_map: the one inside the namespace. */
+static int
+first_mapped_id (const char *file)
+{
+  char buf[256];
+  unsigned inside, outside, count;
+  _cleanup_close_ int fd = open (file, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  if (sscanf (buf, "%u %u %u", &inside, &outside, &count) != 3 || count == 0)
+    return -1;
+  return (int) inside;
+}
+
+int
+fs_become_mapped_creator (void)
+{
+  int uid = first_mapped_id ("/proc/self/uid_map"), gid = first_mapped_id ("/proc/self/gid_map");
+  if (uid < 0 || gid < 0)
+    return -1;
+  setfsgid ((gid_t) gid);
+  setfsuid ((uid_t) uid);
+  /* setfs*id return the previous id whatever happens: read back to see it took */
+  return setfsuid ((uid_t) -1) == uid ? 0 : -1;
 }

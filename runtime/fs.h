@@ -9,6 +9,7 @@
 #ifndef SBX_FS_H
 #define SBX_FS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,6 +20,28 @@
 #define RESOLVE_ROOT_FLAGS (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
 
 int sys_openat2 (int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
+
+/* Creating an inode in a file system of the container's user namespace (its /dev or
+ * /tmp tmpfs) needs an owner mapped there: when container root is not mapped (a
+ * sandbox that maps only its user), the init is host root there and the kernel says
+ * EOVERFLOW. FS_CREATE(call) then switches the file-system ids to the first mapped
+ * user and group, for good (an unmapped id cannot be set again), and retries. The
+ * host paths the setup needs (bind sources) are opened before anything is created
+ * (mounts_apply), while we still are host root. Use it around every mkdirat,
+ * openat(O_CREAT), mknodat and symlinkat of the setup. */
+int fs_become_mapped_creator (void);
+#define FS_CREATE(call)                                                                                     \
+  __extension__ ({                                                                                           \
+    int fs_r_ = (call);                                                                                      \
+    if (fs_r_ < 0 && errno == EOVERFLOW)                                                                     \
+      {                                                                                                      \
+        if (fs_become_mapped_creator () == 0)                                                                \
+          fs_r_ = (call);                                                                                    \
+        else                                                                                                 \
+          errno = EOVERFLOW;                                                                                 \
+      }                                                                                                      \
+    fs_r_;                                                                                                   \
+  })
 
 /* Open `path` (absolute or relative, interpreted from the root) inside rootfd. */
 int fs_open_in_root (int rootfd, const char *path, int flags, struct sbx_error *err);

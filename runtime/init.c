@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -113,21 +112,14 @@ receive_idmapped_mounts (struct init_args *a, struct sbx_error *err)
 static void
 become_root_in_userns (const struct oci_config *c)
 {
-  /* Files we create during setup (mount points in a tmpfs of the container's) need
-   * an owner mapped in the user namespace, or the kernel says EOVERFLOW. Container
-   * root when it is mapped; otherwise the process's user (a sandbox that maps only
-   * its user), as the file-system ids alone: our real ids stay, and with them the
-   * capabilities clone3 gave us (no fsuid change from a mapped 0 drops any). */
+  /* Files we create during setup get a mapped owner; without a mapping for 0 we
+   * keep the full capabilities clone3 gave us and our (unmapped) ids, and create
+   * inodes in the container's own file systems as a mapped id (FS_CREATE in fs.h). */
   const struct oci_linux *l = &c->linux_;
-  const struct oci_process *p = c->process;
   if (userns_id_mapped (l->gid_mappings, l->n_gid_mappings, 0))
     (void) !setresgid (0, 0, 0);
-  else if (p && userns_id_mapped (l->gid_mappings, l->n_gid_mappings, p->user.gid))
-    setfsgid (p->user.gid);
   if (userns_id_mapped (l->uid_mappings, l->n_uid_mappings, 0))
     (void) !setresuid (0, 0, 0);
-  else if (p && userns_id_mapped (l->uid_mappings, l->n_uid_mappings, p->user.uid))
-    setfsuid (p->user.uid);
 }
 
 static int

@@ -255,21 +255,28 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
   return 0;
 }
 
+/* The source of a bind mount, as a detached copy of its tree. */
 static int
-mount_bind (const struct mount_plan *p, const struct mounts_env *env, int idmapped_fd, struct sbx_error *err)
+open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err)
+{
+  const struct oci_mount *m = p->m;
+  _cleanup_free_ char *src = m->source[0] == '/' ? xstrdup (m->source) : xasprintf ("%s/%s", env->bundle, m->source);
+  int fd = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open_tree %s", m->source);
+  return fd;
+}
+
+/* source_fd: the tree to attach (opened beforehand, or idmapped by the parent). */
+static int
+mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_close_ int treefd = -1, targetfd = -1;
   struct stat st;
-  if (idmapped_fd >= 0)
-    treefd = dup (idmapped_fd);
-  else
-    {
-      _cleanup_free_ char *src = m->source[0] == '/' ? xstrdup (m->source) : xasprintf ("%s/%s", env->bundle, m->source);
-      treefd = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
-    }
+  treefd = dup (source_fd);
   if (treefd < 0)
-    return sbx_error_set (err, errno, "open_tree %s", m->source);
+    return sbx_error_set (err, errno, "dup the tree of %s", m->source);
   if (fstat (treefd, &st) < 0)
     return sbx_error_set (err, errno, "stat %s", m->source);
   targetfd = S_ISDIR (st.st_mode) ? fs_mkdir_in_root (env->rootfd, m->destination, 0755, err)
@@ -390,7 +397,7 @@ open_special_top_dir (int rootfd, int which, struct sbx_error *err)
                         RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   if (fd < 0 && errno == ENOENT)
     {
-      if (mkdirat (rootfd, name, 0555) < 0 && errno != EEXIST)
+      if (FS_CREATE (mkdirat (rootfd, name, 0555)) < 0 && errno != EEXIST)
         return sbx_error_set (err, errno, "create /%s in the rootfs", name);
       fd = sys_openat2 (rootfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
                         RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
@@ -421,22 +428,46 @@ int
 mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
               struct sbx_error *err)
 {
+  _cleanup_free_ int *sources = xmalloc0 ((c->n_mounts + 1) * sizeof (int));
+  int ret = -1;
+  for (size_t i = 0; i < c->n_mounts; i++)
+    sources[i] = -1;
+  /* Every bind source first, while nothing is created yet: creating may switch our
+     file-system ids for good (FS_CREATE), and the sources are host paths. */
+  for (size_t i = 0; i < c->n_mounts; i++)
+    {
+      const struct mount_plan *p = &plans[i];
+      if (!p->bind || p->remount)
+        continue;
+      if (p->idmap)
+        {
+          sources[i] = env->idmap_fds && env->idmap_fds[i] >= 0 ? dup (env->idmap_fds[i]) : -1;
+          if (sources[i] < 0)
+            {
+              sbx_error_set (err, 0, "idmapped mount was not prepared");
+              sbx_error_wrap (err, "mounts[%zu] (bind on %s)", i, p->m->destination);
+              goto out;
+            }
+        }
+      else if ((sources[i] = open_bind_source (p, env, err)) < 0)
+        {
+          sbx_error_wrap (err, "mounts[%zu] (bind on %s)", i, p->m->destination);
+          goto out;
+        }
+    }
   for (size_t i = 0; i < c->n_mounts; i++)
     {
       const struct mount_plan *p = &plans[i];
       int r;
       if (mounts_check_special_dir (env->rootfd, p->m->destination, err) < 0 || check_proc_destination (p, err) < 0)
-        return sbx_error_wrap (err, "mounts[%zu]", i);
+        {
+          sbx_error_wrap (err, "mounts[%zu]", i);
+          goto out;
+        }
       if (p->remount)
         r = mount_remount (p, env, err);
       else if (p->bind)
-        {
-          int idfd = p->idmap && env->idmap_fds ? env->idmap_fds[i] : -1;
-          if (p->idmap && idfd < 0)
-            r = sbx_error_set (err, 0, "idmapped mount was not prepared");
-          else
-            r = mount_bind (p, env, idfd, err);
-        }
+        r = mount_bind (p, env, sources[i], err);
       else
         {
           int which = special_top_dir (p->m->destination);
@@ -457,8 +488,15 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
             close (mnt);
         }
       if (r < 0)
-        return sbx_error_wrap (err, "mounts[%zu] (%s on %s)", i, p->m->type ? p->m->type : "bind",
-                               p->m->destination);
+        {
+          sbx_error_wrap (err, "mounts[%zu] (%s on %s)", i, p->m->type ? p->m->type : "bind", p->m->destination);
+          goto out;
+        }
     }
-  return 0;
+  ret = 0;
+out:
+  for (size_t i = 0; i < c->n_mounts; i++)
+    if (sources[i] >= 0)
+      close (sources[i]);
+  return ret;
 }

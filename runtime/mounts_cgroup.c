@@ -6,6 +6,7 @@
  *   own cgroup directory (e.g. /sys/fs/cgroup/memory -> host .../memory/sbx-oci/ID)
  * Options (ro, nosuid, ...) apply to every mount made here. */
 #include "build-config.h"
+#include "fs.h"
 #include "mounts.h"
 
 #include <fcntl.h>
@@ -65,7 +66,7 @@ mount_v1 (const struct mount_plan *p, int targetfd, const struct cgroup *cg, str
       if (cg->v1_dirfd[i] < 0)
         continue;
       src = xasprintf ("/sys/fs/cgroup/%s%s", v1_dir_names[i], cg->path);
-      if (mkdirat (root, v1_dir_names[i], 0755) < 0 && errno != EEXIST)
+      if (FS_CREATE (mkdirat (root, v1_dir_names[i], 0755)) < 0 && errno != EEXIST)
         return sbx_error_set (err, errno, "mkdir %s", v1_dir_names[i]);
       dir = openat (root, v1_dir_names[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (dir < 0 || bind_dir (src, dir, p, err) < 0)

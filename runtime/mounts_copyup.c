@@ -2,6 +2,7 @@
  * tmpfs /etc/foo keeps the image's files. Everything is opened relative to fds
  * with O_NOFOLLOW: the rootfs's symlinks are copied as symlinks, never followed. */
 #include "build-config.h"
+#include "fs.h"
 #include "mounts.h"
 
 #include <dirent.h>
@@ -25,7 +26,7 @@ copy_file (int from, int to, const char *name, const struct stat *st, struct sbx
   off_t left = st->st_size;
   if (src < 0)
     return sbx_error_set (err, errno, "open %s", name);
-  dst = openat (to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 07777);
+  dst = FS_CREATE (openat (to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 07777));
   if (dst < 0)
     return sbx_error_set (err, errno, "create %s", name);
   while (left > 0)
@@ -72,7 +73,7 @@ copy_tree (int from, int to, int depth, struct sbx_error *err)
       if (S_ISDIR (st.st_mode))
         {
           _cleanup_close_ int sub_from = -1, sub_to = -1;
-          if (mkdirat (to, name, st.st_mode & 07777) < 0 && errno != EEXIST)
+          if (FS_CREATE (mkdirat (to, name, st.st_mode & 07777)) < 0 && errno != EEXIST)
             ret = sbx_error_set (err, errno, "mkdir %s", name);
           sub_from = openat (from, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
           sub_to = openat (to, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -90,10 +91,10 @@ copy_tree (int from, int to, int depth, struct sbx_error *err)
           if (n < 0)
             continue;
           target[n] = '\0';
-          if (symlinkat (target, to, name) < 0)
+          if (FS_CREATE (symlinkat (target, to, name)) < 0)
             ret = sbx_error_set (err, errno, "symlink %s", name);
         }
-      else if (mknodat (to, name, st.st_mode, st.st_rdev) < 0)
+      else if (FS_CREATE (mknodat (to, name, st.st_mode, st.st_rdev)) < 0)
         continue; /* device nodes cannot be made in a user namespace: skip them */
       if (ret == 0 && fchownat (to, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
         errno = 0;

@@ -258,11 +258,6 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
     {
       if (mkdir (r->ctx->root, 0700) < 0 && errno != EEXIST)
         return sbx_error_set (err, errno, "mkdir %s", r->ctx->root);
-      /* The sandbox's setup runs as its unprivileged user (host uid H), who must be
-         able to reach the skeleton: the state root becomes traversable (0711), its
-         entries stay 0700. */
-      if (r->ctx->as_root && chmod (r->ctx->root, 0711) < 0)
-        return sbx_error_set (err, errno, "chmod %s", r->ctx->root);
       python = p->python ? xstrdup (p->python) : sandbox_default_python (err);
       if (!python || sandbox_skeleton_ensure (cache, python, &r->bundle, &r->interp, err) < 0)
         return -1;

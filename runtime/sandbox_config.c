@@ -260,14 +260,18 @@ static yajl_gen_status
 gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run_spec *r)
 {
   static const char *const proc_opts[] = { "nosuid", "noexec", "nodev", NULL };
-  static const char *const dev_opts[] = { "nosuid", "strictatime", "mode=755", "size=65536k", NULL };
+  /* The tmpfs are owned by the sandbox user (uid=/gid= are read in the container's
+     user namespace): root is not mapped there, and the setup creates /dev's entries
+     as the sandbox user (FS_CREATE in fs.h). */
+  static const char *const dev_opts[] = { "nosuid", "strictatime", "mode=755", "size=65536k", "uid=1000", "gid=1000",
+                                          NULL };
   static const char *const pts_opts[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL };
   static const char *const mq_opts[] = { "nosuid", "noexec", "nodev", NULL };
   static const char *const sys_opts[] = { "nosuid", "noexec", "nodev", "ro", NULL };
   static const char *const usr_links[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
   _cleanup_free_ char *tmp_size = xasprintf ("size=%llu", (unsigned long long) p->tmp_size);
-  const char *const shm_opts[] = { "nosuid", "noexec", "nodev", "mode=1777", tmp_size, NULL };
-  const char *const tmp_opts[] = { "nosuid", "nodev", "mode=1777", tmp_size, NULL };
+  const char *const shm_opts[] = { "nosuid", "noexec", "nodev", "mode=1777", tmp_size, "uid=1000", "gid=1000", NULL };
+  const char *const tmp_opts[] = { "nosuid", "nodev", "mode=1777", tmp_size, "uid=1000", "gid=1000", NULL };
   yajl_gen_status st;
 
   T (gen_string (g, "mounts"));

@@ -202,7 +202,7 @@ sandbox_skeleton_ensure (const char *cache, const char *python, char **bundle, s
   /* First use of this interpreter: ask it, build beside, rename into place. */
   if (sandbox_interp_query (python, in, err) < 0)
     return -1;
-  if (mkdir (cache, 0711) < 0 && errno != EEXIST)
+  if (mkdir (cache, 0700) < 0 && errno != EEXIST)
     return sbx_error_set (err, errno, "mkdir %s", cache);
   cfd = open (cache, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (cfd < 0)
