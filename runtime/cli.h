@@ -46,6 +46,6 @@ int cli_parse_bytes (const char *opt, const char *s, int64_t *out, struct sbx_er
 /* The subcommands (runtime/<name>.c). */
 extern const struct command cmd_create, cmd_start, cmd_run, cmd_state, cmd_kill, cmd_delete, cmd_list, cmd_spec,
     cmd_features, cmd_checkpoint, cmd_restore, cmd_exec, cmd_update, cmd_pause, cmd_resume, cmd_ps, cmd_events,
-    cmd_python;
+    cmd_python, cmd_bundle, cmd_check;
 
 #endif

@@ -41,6 +41,7 @@ enum
 #define DEFAULT_MAX_OUTPUT (1u << 20)
 
 static const struct cli_opt python_opts[] = {
+  SANDBOX_CLI_OPT_INTERPRETER ("python"),
   SANDBOX_CLI_OPTS,
   { "max-output", PO_MAX_OUTPUT, required_argument, "SIZE", "cap of each of stdout and stderr (default 1M)" },
   { "result", PO_RESULT, required_argument, "FILE|-", "write the result as JSON (-: stdout, with the output in it)" },

@@ -93,8 +93,10 @@ enum
   SO_HOST_ID,
 };
 
+/* (`bundle` spells the interpreter option --interpreter: its --python names the bundle) */
+#define SANDBOX_CLI_OPT_INTERPRETER(name) \
+  { name, SO_PYTHON, required_argument, "PATH", "the interpreter (default /usr/bin/python3, else python3 on PATH)" }
 #define SANDBOX_CLI_OPTS \
-  { "python", SO_PYTHON, required_argument, "PATH", "the interpreter (default /usr/bin/python3, else python3 on PATH)" }, \
   { "rootfs", SO_ROOTFS, required_argument, "DIR", "an image's root filesystem instead of the host's system paths" }, \
   { "workdir", SO_WORKDIR, required_argument, "DIR", "writable host dir, the sandbox's cwd and HOME at /work " \
                                                      "(default: a fresh one, removed after the run)" }, \
