@@ -84,6 +84,9 @@ struct cgroup_ops
   int (*open) (struct cgroup *cg, struct sbx_error *err);
   /* Move pid into the cgroup (v2 usually uses CLONE_INTO_CGROUP instead). */
   int (*enter) (struct cgroup *cg, pid_t pid, struct sbx_error *err);
+  /* Move the calling single-threaded process in (v1: the cheap way, see cgroup_v1.c);
+   * NULL where the backend has no cheaper way than enter. */
+  int (*enter_self) (struct cgroup *cg, struct sbx_error *err);
   int (*freeze) (struct cgroup *cg, bool frozen, struct sbx_error *err);
   int (*is_frozen) (struct cgroup *cg);
   /* Signal every process in the cgroup. */

@@ -266,6 +266,8 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
   if (take_stdio (a, err) < 0)
     return -1;
+  if (a->cgroup_self_join && a->cg->ops->enter_self (a->cg, err) < 0)
+    return -1;
   {
     int keep[8 + SBX_NS_COUNT + CG1_COUNT];
     size_t n = 0;

@@ -41,6 +41,7 @@ struct init_args
   pid_t host_pid;      /* our pid as the runtime sees it (sent with START/COMMITTED) */
   int pty_slave;       /* the terminal's slave, once made */
   int stdio[3];        /* fds to become stdin/stdout/stderr; -1: keep ours */
+  bool cgroup_self_join; /* join cg ourselves (cgroup_ops.enter_self) before anything */
   struct mounts_special special; /* what was mounted at /proc and /sys (mounts.h) */
   int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
 };

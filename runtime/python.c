@@ -78,6 +78,11 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
       c->result = arg;
       return 0;
     case PO_ID:
+      if (statedir_validate_id (arg, err) < 0)
+        {
+          err->exit_hint = SBX_EXIT_USAGE;
+          return sbx_error_wrap (err, "--id");
+        }
       c->id = arg;
       return 0;
     default:
@@ -336,7 +341,7 @@ collect_numbers (struct python_run *r)
       res->peak_memory_bytes = (uint64_t) ru->ru_maxrss * 1024;
       res->peak_memory_scope = "largest-process";
     }
-  /* SIGXCPU at the soft limit; SIGKILL at the hard one if it was ignored */
+  /* RLIMIT_CPU: SIGKILL at the limit (SIGXCPU where a process handles it) */
   res->cpu_time_exceeded
       = res->signal == SIGXCPU
         || (res->signal == SIGKILL && !res->timed_out && !res->oom_killed
@@ -492,11 +497,12 @@ fail_result:
   {
     _cleanup_free_ char *msg = sbx_error_string (err);
     struct sbx_error e2 = { 0 };
-    r.res.id = r.id;
+    r.res.id = r.id ? r.id : c.id;
     r.res.policy = &c.p;
     r.res.limits = &r.limits;
     r.res.error = msg;
     r.res.started = false;
+    r.res.include_output = c.result && strcmp (c.result, "-") == 0;
     if (write_result (&r, &e2) < 0)
       sbx_error_clear (&e2);
   }

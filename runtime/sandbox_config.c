@@ -241,8 +241,9 @@ gen_process (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_li
   T (yajl_gen_map_close (g));
   T (gen_string (g, "rlimits"));
   T (yajl_gen_array_open (g));
-  /* SIGXCPU at the limit (a clear cause in the result), SIGKILL a second later */
-  T (gen_rlimit (g, "RLIMIT_CPU", RLIMIT_CPU, p->cpu_time, p->cpu_time + 1, as_root));
+  /* soft = hard: SIGKILL at the limit. A softer SIGXCPU first would be ignored by
+     the interpreter, which is pid 1 of its namespace (no default action there). */
+  T (gen_rlimit (g, "RLIMIT_CPU", RLIMIT_CPU, p->cpu_time, p->cpu_time, as_root));
   T (gen_rlimit (g, "RLIMIT_NOFILE", RLIMIT_NOFILE, p->nofile, p->nofile, as_root));
   T (gen_rlimit (g, "RLIMIT_FSIZE", RLIMIT_FSIZE, p->fsize, p->fsize, as_root));
   T (gen_rlimit (g, "RLIMIT_CORE", RLIMIT_CORE, 0, 0, as_root));

@@ -113,7 +113,11 @@ gen_file (void *data, const struct workdir_entry *e, const char *change)
   if (f->failed)
     return;
   GEN (yajl_gen_map_open (g));
-  GEN (gen_key_string (g, "path", e->path));
+  {
+    /* names are the sandbox's choice of bytes: JSON wants UTF-8 */
+    _cleanup_free_ char *path = utf8_sanitize (e->path, strlen (e->path));
+    GEN (gen_key_string (g, "path", path));
+  }
   GEN (gen_key_string (g, "change", change));
   GEN (gen_key_string (g, "type", type_name (e->mode)));
   GEN (gen_key_int (g, "size", (long long) e->size));

@@ -123,7 +123,9 @@ walk (int parent, const char *prefix, int depth, struct workdir_snapshot *s)
         continue;
       rel = *prefix ? xasprintf ("%s/%s", prefix, de->d_name) : xstrdup (de->d_name);
       add_entry (s, rel, &st);
-      if (S_ISDIR (st.st_mode) && depth < WALK_MAX_DEPTH)
+      if (S_ISDIR (st.st_mode) && depth >= WALK_MAX_DEPTH)
+        s->truncated = true;
+      else if (S_ISDIR (st.st_mode))
         {
           int sub = openat (dirfd (d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
           if (sub >= 0)
@@ -131,6 +133,8 @@ walk (int parent, const char *prefix, int depth, struct workdir_snapshot *s)
               walk (sub, rel, depth + 1, s);
               close (sub);
             }
+          else
+            s->truncated = true; /* a directory we cannot read (mode 0): the list is incomplete */
         }
     }
   closedir (d);

@@ -92,6 +92,9 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
       args.flags |= CLONE_INTO_CGROUP;
       args.cgroup = (uint64_t) cg->v2_dirfd;
     }
+  /* v1: the init joins by itself, first thing (cgroup_v1.c says why); the two-stage
+     path forks the init later, and a pids limit must not stop that fork. */
+  a->cgroup_self_join = cg->ops && cg->ops->enter_self && !(args.flags & CLONE_INTO_CGROUP) && !ns->two_stage;
   pid = sys_clone3 (&args);
   if (pid < 0)
     {
@@ -110,7 +113,7 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
   s->pid = pid;
   s->pidfd = pidfd;
   s->sync_fd = sv[0];
-  s->in_cgroup = (args.flags & CLONE_INTO_CGROUP) != 0;
+  s->in_cgroup = (args.flags & CLONE_INTO_CGROUP) != 0 || a->cgroup_self_join;
   return 0;
 
 fail:

@@ -1,0 +1,921 @@
+#!/usr/bin/env bats
+# `sbx-oci python`, the one-shot Python sandbox, driven as a user would: each test runs
+# a real attack or workload as a Python snippet and checks the exit status and the
+# --result JSON. The same representative attacks are then run again as an unprivileged
+# user (rootless: --allow-degraded, per-process limits where cgroups are not ours).
+# Uses Debian's /usr/bin/python3 (with numpy and pandas).
+
+load helpers
+
+# keep helpers.bash's leak checks (state dirs, host mounts, cgroups) as part of ours
+eval "helpers_teardown() $(declare -f teardown | tail -n +2)"
+
+PYTHON=/usr/bin/python3
+HOST_ID=101000 # the sandbox user on the host, as root (the default --host-id)
+
+setup() {
+	requires root userns python-stack
+	setup_state
+	LISTEN_PID=
+	FAKE_HOME=
+	RL_DIR=
+}
+
+teardown() {
+	local rc=0
+	[ -z "$LISTEN_PID" ] || { kill "$LISTEN_PID" 2>/dev/null || true; wait "$LISTEN_PID" 2>/dev/null || true; }
+	helpers_teardown || rc=1
+	[ -z "$FAKE_HOME" ] || rm -rf "$FAKE_HOME"
+	[ -z "$RL_DIR" ] || rm -rf "$RL_DIR"
+	return $rc
+}
+
+# py [OPTIONS] (-c CODE | ...) [ARGS]: one `sbx-oci python` run with this test's state
+# root, a fresh container id ($PY_ID, so that teardown sees its cgroups) and the result
+# in $RESULT; sets $status, $stdout, $stderr (stdin: $PY_STDIN, default /dev/null).
+# A hang fails the test (status 124) instead of blocking the suite.
+py() {
+	PY_ID=$(new_id)
+	RESULT=$BATS_TEST_TMPDIR/result.json
+	rm -f "$RESULT"
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
+}
+
+py_exec() {
+	local out=$BATS_TEST_TMPDIR/py.stdout err=$BATS_TEST_TMPDIR/py.stderr
+	set +e
+	timeout -k 5 120 "$@" <"${PY_STDIN:-/dev/null}" >"$out" 2>"$err"
+	status=$?
+	set -e
+	stdout=$(cat "$out")
+	stderr=$(cat "$err")
+}
+
+# The command given fails (bash's `! cmd` does not fail a bats test).
+refute() {
+	if "$@"; then
+		echo "unexpectedly succeeded: $*" >&2
+		return 1
+	fi
+}
+
+# The run exited with status $1 (default 0); says what it printed otherwise.
+expect_status() {
+	local want=${1:-0}
+	[ "$status" -eq "$want" ] && return 0
+	printf 'expected status %s, got %s\n--- stdout:\n%s\n--- stderr:\n%s\n' "$want" "$status" "$stdout" "$stderr" >&2
+	return 1
+}
+
+# Stdout is exactly $1.
+expect_stdout() {
+	[ "$stdout" = "$1" ] && return 0
+	printf 'expected stdout:\n%s\n--- got:\n%s\n--- stderr:\n%s\n' "$1" "$stdout" "$stderr" >&2
+	return 1
+}
+
+# The result JSON satisfies the jq filter $1 (extra jq arguments follow).
+result_is() {
+	local filter=$1
+	shift
+	jq -e "$@" "$filter" "$RESULT" >/dev/null && return 0
+	echo "result does not satisfy: $filter" >&2
+	cat "$RESULT" >&2 || echo "(no result file)" >&2
+	return 1
+}
+
+# No process of host uid $1 exists (the sandbox's processes are all gone).
+expect_no_processes_of() {
+	local left
+	left=$(ps -o pid=,stat=,args= -u "$1" || true)
+	[ -z "$left" ] && return 0
+	echo "processes of uid $1 left after the run:" >&2
+	echo "$left" >&2
+	return 1
+}
+
+# A TCP listener on the host's 127.0.0.1 (a free port, $LISTEN_PORT): it answers "pong"
+# and appends what each client sent to $LISTEN_LOG. Killed by its PID in teardown.
+start_listener() {
+	local portfile=$BATS_TEST_TMPDIR/listener.port
+	LISTEN_LOG=$BATS_TEST_TMPDIR/listener.log
+	: >"$LISTEN_LOG"
+	"$PYTHON" -c '
+import os, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+with open(sys.argv[1] + ".new", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".new", sys.argv[1])
+while True:
+    c, _ = s.accept()
+    c.settimeout(5)
+    try:
+        data = c.recv(100)
+        with open(sys.argv[2], "ab") as f:
+            f.write(data + b"\n")
+        c.sendall(b"pong")
+    except OSError:
+        pass
+    c.close()
+' "$portfile" "$LISTEN_LOG" </dev/null >/dev/null 2>&1 3>&- &
+	LISTEN_PID=$!
+	for _ in $(seq 200); do
+		[ -s "$portfile" ] && break
+		sleep 0.02
+	done
+	LISTEN_PORT=$(cat "$portfile")
+	# the host itself reaches it
+	"$PYTHON" -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5).sendall(b"host")' "$LISTEN_PORT"
+}
+
+# The network attack: prints "inet ...", "inet6 ...", "unix ...", "outside ..." and
+# "resolv ..." lines. argv[1]: the host port, argv[2]: a tag sent to it.
+NET_ATTACK='
+import errno, socket, sys
+port, tag = int(sys.argv[1]), sys.argv[2].encode()
+def attempt(family, addr):
+    try:
+        s = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as e:
+        return "socket " + errno.errorcode[e.errno]
+    s.settimeout(5)
+    try:
+        s.connect(addr)
+        s.sendall(tag)
+        return "connected " + s.recv(4).decode()
+    except OSError as e:
+        return "connect " + errno.errorcode.get(e.errno, str(e))
+print("inet", attempt(socket.AF_INET, ("127.0.0.1", port)))
+print("inet6", attempt(socket.AF_INET6, ("::1", port)))
+a, b = socket.socketpair()
+a.sendall(b"u")
+print("unix", b.recv(1).decode())
+print("outside", attempt(socket.AF_INET, ("192.0.2.1", 80)))
+print("resolv", "empty" if open("/etc/resolv.conf").read().strip() == "" else "set")
+'
+
+# A program that writes everywhere it should not and where it may: "PATH ERRNO|written".
+FS_ATTACK='
+import errno, os
+for path in ("/usr/sbx-escape", "/usr/bin/sbx-escape", "/etc/sbx-escape", "/etc/passwd", "/sbx-escape",
+             "/bin/sbx-escape", "/sbx/sbx-escape", "/proc/sys/kernel/hostname", "/proc/sys/vm/drop_caches",
+             "/work/new.txt", "/tmp/t.txt", "/dev/shm/s.txt"):
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        print(path, "written")
+    except OSError as e:
+        print(path, errno.errorcode[e.errno])
+'
+
+# The lines FS_ATTACK must print: the writes outside /work, /tmp and /dev/shm fail with
+# EROFS or EACCES, those inside succeed.
+expect_fs_attack_refused() {
+	local path want
+	for path in /usr/sbx-escape /usr/bin/sbx-escape /etc/sbx-escape /etc/passwd /sbx-escape /bin/sbx-escape \
+		/sbx/sbx-escape /proc/sys/kernel/hostname /proc/sys/vm/drop_caches; do
+		grep -Eqx "$path (EROFS|EACCES)" <<<"$stdout" || { echo "write to $path: $(grep "^$path " <<<"$stdout" || echo 'no output')" >&2; return 1; }
+	done
+	for path in /work/new.txt /tmp/t.txt /dev/shm/s.txt; do
+		grep -qx "$path written" <<<"$stdout" || { echo "write to $path: $(grep "^$path " <<<"$stdout" || echo 'no output')" >&2; return 1; }
+	done
+	# and nothing reached the host
+	for path in /usr/sbx-escape /usr/bin/sbx-escape /etc/sbx-escape /sbx-escape; do
+		[ ! -e "$path" ] || { echo "$path exists on the host" >&2; return 1; }
+	done
+}
+
+# A fork bomb: fork children that sleep until fork fails; "forked N ERRNO".
+FORK_BOMB='
+import errno, os, time
+n = 0
+try:
+    while n < 1000:
+        if os.fork() == 0:
+            time.sleep(1000)
+            os._exit(0)
+        n += 1
+    print("forked", n, "no error")
+except OSError as e:
+    print("forked", n, errno.errorcode[e.errno])
+'
+
+# Two daemons that try to outlive the run: a new-session subprocess and a
+# double-forked, setsid'd child with its stdio closed.
+DAEMONS='
+import os, subprocess, time
+p = subprocess.Popen(["sleep", "1000"], start_new_session=True,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r, w = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.close(0); os.close(1); os.close(2)
+        os.write(w, b"x")
+        time.sleep(1000)
+    os._exit(0)
+os.read(r, 1)  # the grandchild is up
+print("daemons started", p.poll() is None)
+'
+
+NUMPY_PANDAS='
+import numpy as np, pandas as pd
+a = np.arange(6, dtype=np.float64).reshape(2, 3)
+print((a @ a.T).astype(int).tolist())
+df = pd.DataFrame({"k": ["a", "b", "a"], "v": [1, 2, 3]})
+print(df.groupby("k")["v"].sum().to_dict())
+'
+
+# ---------------------------------------------------------------- root: environment
+
+@test "sandbox: the caller's secrets are not in the environment; allow-listed variables and --env are passed" {
+	export SECRET_API_KEY=sk-sbx-secret-1 AWS_SECRET_ACCESS_KEY=sbx-aws-secret-2 OPENAI_API_KEY=sbx-openai-secret-3
+	export PYTHONPATH=/sbx-evil LD_LIBRARY_PATH=/sbx-evil
+	export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=dumb TZ=Europe/Paris PYTHONHASHSEED=123 PYTHONIOENCODING=utf-8 PYTHONUNBUFFERED=1
+	py --env FOO=bar=baz --env EMPTY= -c '
+import os, sys
+print(sorted(os.environ.items()))
+blobs = [open(p, "rb").read() for p in ("/proc/self/environ", "/proc/1/environ")]
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            blobs.append(open("/proc/%s/environ" % pid, "rb").read())
+        except OSError:
+            pass
+for secret in (b"sk-sbx-secret-1", b"sbx-aws-secret-2", b"sbx-openai-secret-3", b"sbx-evil"):
+    print(secret.decode(), "leaked" if any(secret in b for b in blobs) else "absent")
+print("SECRET_API_KEY" in os.environ, os.getenv("AWS_SECRET_ACCESS_KEY"), os.getenv("OPENAI_API_KEY"))
+print("pid", os.getpid())
+'
+	expect_status 0
+	expect_stdout "[('EMPTY', ''), ('FOO', 'bar=baz'), ('HOME', '/work'), ('LANG', 'C.UTF-8'), ('LC_ALL', 'C.UTF-8'), ('PATH', '/usr/local/bin:/usr/bin:/bin'), ('PYTHONHASHSEED', '123'), ('PYTHONIOENCODING', 'utf-8'), ('PYTHONUNBUFFERED', '1'), ('TERM', 'dumb'), ('TMPDIR', '/tmp'), ('TZ', 'Europe/Paris')]
+sk-sbx-secret-1 absent
+sbx-aws-secret-2 absent
+sbx-openai-secret-3 absent
+sbx-evil absent
+False None None
+pid 1"
+	# the secrets are not in the result either
+	refute grep -q secret "$RESULT"
+}
+
+@test "sandbox: LANG defaults to C.UTF-8; the sandbox user is 'sandbox' (uid 1000) with HOME and cwd /work" {
+	unset LANG LC_ALL TERM TZ PYTHONHASHSEED PYTHONIOENCODING PYTHONUNBUFFERED
+	py -c '
+import grp, os, pwd
+print(os.environ.get("LANG"), os.getuid(), os.getgid(), pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name)
+print(os.getcwd(), os.path.expanduser("~"))
+users = [l.split(":")[0] for l in open("/etc/passwd")]
+print("host users visible", any(u not in ("root", "sandbox", "nobody") for u in users))
+'
+	expect_status 0
+	expect_stdout "C.UTF-8 1000 1000 sandbox sandbox
+/work /work
+host users visible False"
+}
+
+# ---------------------------------------------------------------- root: file system
+
+@test "sandbox: /etc/shadow, /root and the caller's home are absent or unreadable" {
+	FAKE_HOME=/home/sbxtest-$BATS_TEST_NUMBER-$$
+	mkdir -p "$FAKE_HOME/.ssh"
+	echo "PRIVATE KEY sbx-home-secret" >"$FAKE_HOME/.ssh/id_ed25519"
+	export HOME=$FAKE_HOME
+	py -c '
+import errno, glob, os, sys
+home = sys.argv[1]
+for path in ("/etc/shadow", "/etc/gshadow", "/root/.bashrc", home + "/.ssh/id_ed25519"):
+    try:
+        open(path).read()
+        print(path, "read")
+    except OSError as e:
+        print(path, errno.errorcode[e.errno])
+for d in ("/root", "/home"):
+    print(d, "exists" if os.path.lexists(d) else "absent")
+print("found", glob.glob("/*/*/.ssh/id_ed25519") + glob.glob("/*/.ssh/*"))
+' "$FAKE_HOME"
+	expect_status 0
+	local f
+	for f in /etc/shadow /etc/gshadow /root/.bashrc "$FAKE_HOME/.ssh/id_ed25519"; do
+		grep -Eqx "$f (ENOENT|EACCES)" <<<"$stdout" || { echo "$f: $(grep "^$f " <<<"$stdout")" >&2; return 1; }
+	done
+	[[ "$stdout" == *"/root absent"* ]]
+	[[ "$stdout" == *"/home absent"* ]]
+	[[ "$stdout" == *"found []"* ]]
+}
+
+@test "sandbox: writes outside the workdir fail (EROFS/EACCES), /work, /tmp and /dev/shm are writable" {
+	py -c "$FS_ATTACK"
+	expect_status 0
+	expect_fs_attack_refused
+}
+
+@test "sandbox: --workdir: what the program creates, modifies and deletes is on the host and in files[]" {
+	local w=$BATS_TEST_TMPDIR/work
+	mkdir "$w" "$w/keep"
+	echo old >"$w/modify.txt"
+	echo bye >"$w/delete.txt"
+	echo same >"$w/keep/same.txt"
+	# files the sandbox user owns (what an earlier run would have left)
+	chown -R "$HOST_ID:$HOST_ID" "$w/modify.txt" "$w/delete.txt"
+	py --workdir "$w" -c '
+import os
+open("/work/new.txt", "w").write("created in the sandbox")
+open("/work/modify.txt", "a").write("more\n")
+os.remove("/work/delete.txt")
+os.mkdir("/work/newdir")
+os.symlink("new.txt", "/work/link")
+print(open("/work/keep/same.txt").read().strip())
+'
+	expect_status 0
+	expect_stdout same
+	[ "$(cat "$w/new.txt")" = "created in the sandbox" ]
+	[ "$(stat -c %u:%g "$w/new.txt")" = "$HOST_ID:$HOST_ID" ]
+	[ "$(cat "$w/modify.txt")" = "old
+more" ]
+	[ ! -e "$w/delete.txt" ]
+	result_is --arg w "$w" '.workdir == $w'
+	result_is '[.files[] | select(.path == "new.txt" and .change == "created" and .type == "file" and .size == 22)] | length == 1'
+	result_is '[.files[] | select(.path == "modify.txt" and .change == "modified" and .type == "file" and .size == 9)] | length == 1'
+	result_is '[.files[] | select(.path == "delete.txt" and .change == "deleted")] | length == 1'
+	result_is '[.files[] | select(.path == "newdir" and .change == "created" and .type == "dir")] | length == 1'
+	result_is '[.files[] | select(.path == "link" and .change == "created" and .type == "symlink")] | length == 1'
+	# unchanged files are not listed
+	result_is '[.files[] | select(.path | startswith("keep"))] | length == 0'
+	result_is '(.files | length) == 5 and .files_truncated == false'
+}
+
+@test "sandbox: without --workdir the temporary workdir is removed and workdir is null" {
+	local tmp=$BATS_TEST_TMPDIR/tmpdir
+	mkdir "$tmp"
+	TMPDIR=$tmp py -c 'open("/work/x", "w").write("x"); print("ok")'
+	expect_status 0
+	expect_stdout ok
+	result_is '.workdir == null and .files == [{"path": "x", "change": "created", "type": "file", "size": 1}]'
+	[ -z "$(ls -A "$tmp")" ] || { echo "left in TMPDIR: $(ls -A "$tmp")" >&2; return 1; }
+}
+
+@test "sandbox: --ro binds a host dir read-only, --rw one writable" {
+	local ro=$BATS_TEST_TMPDIR/ro rw=$BATS_TEST_TMPDIR/rw
+	mkdir "$ro" "$rw"
+	echo input >"$ro/data.txt"
+	chown "$HOST_ID:$HOST_ID" "$rw"
+	py --ro "$ro:/data" --rw "$rw:/out" -c '
+import errno
+print(open("/data/data.txt").read().strip())
+for path in ("/data/new", "/out/new"):
+    try:
+        open(path, "w").write("x")
+        print(path, "written")
+    except OSError as e:
+        print(path, errno.errorcode[e.errno])
+'
+	expect_status 0
+	expect_stdout "input
+/data/new EROFS
+/out/new written"
+	[ ! -e "$ro/new" ]
+	[ "$(cat "$rw/new")" = x ]
+}
+
+# ---------------------------------------------------------------- root: network
+
+@test "sandbox: --network none: socket(AF_INET) is EPERM and the host port is unreachable" {
+	start_listener
+	py --network none -c "$NET_ATTACK" "$LISTEN_PORT" none
+	expect_status 0
+	expect_stdout "inet socket EPERM
+inet6 socket EPERM
+unix u
+outside socket EPERM
+resolv empty"
+	result_is '.network == "none"'
+	refute grep -q none "$LISTEN_LOG"
+}
+
+@test "sandbox: --network loopback (the default): a private lo, the host's 127.0.0.1 port is not reachable" {
+	start_listener
+	py -c "$NET_ATTACK" "$LISTEN_PORT" loopback
+	expect_status 0
+	expect_stdout "inet connect ECONNREFUSED
+inet6 connect ECONNREFUSED
+unix u
+outside connect ENETUNREACH
+resolv empty"
+	result_is '.network == "loopback"'
+	refute grep -q loopback "$LISTEN_LOG"
+	# explicitly asked for, the same
+	py --network loopback -c "$NET_ATTACK" "$LISTEN_PORT" loopback
+	expect_status 0
+	[[ "$stdout" == "inet connect ECONNREFUSED"* ]]
+}
+
+@test "sandbox: --network full: the host's 127.0.0.1 port is reachable" {
+	start_listener
+	py --network full -c "$NET_ATTACK" "$LISTEN_PORT" full-mode
+	expect_status 0
+	[ "${stdout%%$'\n'*}" = "inet connected pong" ] || { echo "$stdout" >&2; return 1; }
+	grep -qx full-mode "$LISTEN_LOG"
+	result_is '.network == "full"'
+	if [ -s /etc/resolv.conf ]; then
+		[[ "$stdout" == *"resolv set"* ]]
+	fi
+}
+
+# ---------------------------------------------------------------- root: resources
+
+@test "sandbox: a fork bomb under --pids 16 gets EAGAIN, the host keeps forking, nothing is left" {
+	py --pids 16 -c "$FORK_BOMB"
+	expect_status 0
+	[[ "$stdout" == "forked "*" EAGAIN" ]] || { echo "$stdout" >&2; return 1; }
+	local n=${stdout#forked }
+	n=${n%% *}
+	[ "$n" -ge 8 ] && [ "$n" -le 15 ] || { echo "forked $n children under --pids 16" >&2; return 1; }
+	result_is '.limits.pids == 16'
+	for _ in $(seq 20); do /bin/true; done
+	expect_no_processes_of "$HOST_ID"
+}
+
+@test "sandbox: a 512M memory bomb under --memory 64M is OOM-killed: 137, oom_killed" {
+	py --memory 64M -c 'b = bytearray(512 * 1024 * 1024); print("allocated", len(b))'
+	expect_status 137
+	[[ "$stdout" != *allocated* ]]
+	result_is '.exit_code == 137 and .signal == "SIGKILL" and .oom_killed == true and .timed_out == false'
+	result_is '.limits.memory_bytes == 67108864 and .peak_memory_scope == "cgroup" and .peak_memory_bytes <= 67108864 and .degraded == []'
+	expect_no_processes_of "$HOST_ID"
+}
+
+@test "sandbox: a disk fill past --fsize 8M in /work gets EFBIG (Python) and SIGXFSZ (a shell child), and is reported" {
+	local w=$BATS_TEST_TMPDIR/work
+	mkdir "$w"
+	py --workdir "$w" --fsize 8M -c '
+with open("/work/big", "wb") as f:
+    for _ in range(16):
+        f.write(b"x" * 1024 * 1024)
+print("wrote 16M")
+'
+	expect_status 1
+	[[ "$stdout" != *"wrote 16M"* ]]
+	[[ "$stderr" == *"File too large"* ]]
+	[ "$(stat -c %s "$w/big")" -le 8388608 ]
+	result_is '.exit_code == 1 and .limits.fsize_bytes == 8388608 and .stderr_bytes > 0'
+	result_is '[.files[] | select(.path == "big" and .size <= 8388608)] | length == 1'
+	# a child with the default SIGXFSZ disposition is killed by it
+	py --workdir "$w" --fsize 8M -c '
+import subprocess
+print(subprocess.run(["/bin/sh", "-c", "head -c 16777216 /dev/zero >/work/big2"]).returncode)
+'
+	expect_status 0
+	expect_stdout 153 # the shell: 128 + SIGXFSZ (25)
+	[ "$(stat -c %s "$w/big2")" -le 8388608 ]
+}
+
+@test "sandbox: filling /tmp and /dev/shm beyond --tmp-size 8M gets ENOSPC" {
+	py --tmp-size 8M -c '
+import errno
+for path in ("/tmp/fill", "/dev/shm/fill"):
+    n = 0
+    try:
+        with open(path, "wb") as f:
+            for _ in range(32):
+                f.write(b"x" * 1024 * 1024)
+                n += 1
+                f.flush()
+        print(path, "wrote 32M")
+    except OSError as e:
+        print(path, errno.errorcode[e.errno], n <= 8)
+'
+	expect_status 0
+	expect_stdout "/tmp/fill ENOSPC True
+/dev/shm/fill ENOSPC True"
+}
+
+@test "sandbox: a CPU spin under --timeout 1 is killed with everything it started: 137, timed_out" {
+	py --timeout 1 -c '
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+while True:
+    pass
+'
+	expect_status 137
+	[[ "$stderr" == *"timed out"* ]]
+	result_is '.exit_code == 137 and .signal == "SIGKILL" and .timed_out == true and .oom_killed == false'
+	result_is '.cpu_time_exceeded == false and .limits.timeout_s == 1 and .wall_ms >= 900'
+	expect_no_processes_of "$HOST_ID"
+}
+
+@test "sandbox: a CPU spin under --cpu-time 1 gets SIGXCPU: cpu_time_exceeded, exit 152" {
+	py --cpu-time 1 --timeout 30 -c 'while True: pass'
+	result_is '.cpu_time_exceeded == true and .timed_out == false and .limits.cpu_time_s == 1'
+	# RLIMIT_CPU: SIGXCPU at the soft limit (1 s), SIGKILL only at the hard one if ignored
+	result_is '.signal == "SIGXCPU" and .exit_code == 152'
+	expect_status 152
+}
+
+@test "sandbox: --cpu-time 1 stops a spinning child process with SIGXCPU" {
+	py --cpu-time 1 --timeout 30 -c '
+import subprocess, sys
+print(subprocess.run([sys.executable, "-c", "while True: pass"]).returncode)
+'
+	expect_status 0
+	expect_stdout -24
+}
+
+@test "sandbox: a signal the program sends itself ends it with 128+N (SIGTERM 143, os.abort SIGABRT 134)" {
+	py -c 'import os, signal, time; os.kill(os.getpid(), signal.SIGTERM); time.sleep(2); print("survived SIGTERM")'
+	result_is '.signal == "SIGTERM" and .exit_code == 143'
+	expect_status 143
+	py -c 'import os; os.abort()'
+	result_is '.signal == "SIGABRT" and .exit_code == 134'
+	expect_status 134
+}
+
+# ---------------------------------------------------------------- root: output
+
+@test "sandbox: print('x'*10**8) is capped at --max-output; stdout_bytes counts it all" {
+	local out=$BATS_TEST_TMPDIR/big.out
+	set +e
+	timeout -k 5 60 "$SBX_OCI" --root "$SBX_ROOT" python --id "$(new_id)" --max-output 64k --result "$BATS_TEST_TMPDIR/result.json" \
+		-c "import sys; print('x' * 10**8); sys.stderr.write('e' * 100000)" </dev/null >"$out" 2>"$BATS_TEST_TMPDIR/big.err"
+	status=$?
+	set -e
+	RESULT=$BATS_TEST_TMPDIR/result.json
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$out")" -le 65536 ]
+	[ "$(stat -c %s "$out")" -gt 0 ]
+	result_is '.stdout_truncated == true and .stdout_bytes == 100000001'
+	result_is '.stderr_truncated == true and .stderr_bytes == 100000'
+	grep -q "stdout truncated" "$BATS_TEST_TMPDIR/big.err"
+	# stderr carries at most the cap of the program's bytes, plus the runtime's notes
+	[ "$(tr -cd e <"$BATS_TEST_TMPDIR/big.err" | wc -c)" -le 65536 ]
+}
+
+@test "sandbox: --result - puts only the JSON on stdout, with the capped output in it" {
+	local out=$BATS_TEST_TMPDIR/res.out
+	set +e
+	timeout -k 5 60 "$SBX_OCI" --root "$SBX_ROOT" python --id "$(new_id)" --max-output 1000 --result - \
+		-c "import sys; print('x' * 10**8); print('to stderr', file=sys.stderr)" </dev/null >"$out" 2>/dev/null
+	status=$?
+	set -e
+	[ "$status" -eq 0 ]
+	jq -e -s 'length == 1' "$out"
+	RESULT=$out
+	result_is '.stdout_truncated == true and .stdout_bytes == 100000001 and (.stdout | length) <= 1000 and (.stdout | test("^x+$"))'
+	result_is '.stderr == "to stderr\n" and .stderr_truncated == false and .exit_code == 0'
+}
+
+# ---------------------------------------------------------------- root: processes
+
+@test "sandbox: daemons started by the program do not survive the run" {
+	py -c "$DAEMONS"
+	expect_status 0
+	expect_stdout "daemons started True"
+	expect_no_processes_of "$HOST_ID"
+	# nothing else of the run either
+	refute grep -F -- "$PY_ID" <<<"$(ps -eo args=)"
+}
+
+@test "sandbox: numpy and pandas work" {
+	py -c "$NUMPY_PANDAS"
+	expect_status 0
+	expect_stdout "[[5, 14], [14, 50]]
+{'a': 4, 'b': 2}"
+}
+
+@test "sandbox: threads, multiprocessing (fork and spawn) and subprocess work" {
+	py -c '
+import multiprocessing as mp, os, subprocess, sys, threading
+def sq(x):
+    return x * x, os.getpid()
+if __name__ == "__main__":
+    ids = []
+    barrier = threading.Barrier(4, timeout=30)
+    def task():
+        barrier.wait()
+        ids.append(threading.get_native_id())
+    ts = [threading.Thread(target=task) for _ in range(4)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    print("threads", len(set(ids)))
+    for method in ("fork", "spawn"):
+        with mp.get_context(method).Pool(2) as pool:
+            res = pool.map(sq, range(5))
+        print(method, [r for r, _ in res], os.getpid() not in {p for _, p in res})
+    print(subprocess.run(["/bin/sh", "-c", "echo sh $((6 * 7))"], capture_output=True, text=True).stdout.strip())
+    print(subprocess.run([sys.executable, "-c", "print(\"child\", 7 * 6)"], capture_output=True, text=True).stdout.strip())
+'
+	expect_status 0
+	expect_stdout "threads 4
+fork [0, 1, 4, 9, 16] True
+spawn [0, 1, 4, 9, 16] True
+sh 42
+child 42"
+}
+
+@test "sandbox: a script, -m MODULE and - (stdin) run, with their arguments" {
+	local d=$BATS_TEST_TMPDIR/scripts
+	mkdir "$d"
+	echo 'import sys; print("script", sys.argv[1:])' >"$d/s.py"
+	py "$d/s.py" a --network none
+	expect_status 0
+	expect_stdout "script ['a', '--network', 'none']"
+	PY_STDIN=$d/in.json
+	echo '{"b": 1, "a": 2}' >"$PY_STDIN"
+	py -m json.tool --sort-keys --compact
+	expect_status 0
+	expect_stdout '{"a":2,"b":1}'
+	echo 'import sys; print("stdin", sys.argv)' >"$PY_STDIN"
+	py - x y
+	expect_status 0
+	expect_stdout "stdin ['-', 'x', 'y']"
+}
+
+# ---------------------------------------------------------------- root: result and status
+
+@test "sandbox: the result of a normal run" {
+	py -c 'import sys; print("hello"); print("warn", file=sys.stderr)'
+	expect_status 0
+	expect_stdout hello
+	[ "$stderr" = warn ]
+	result_is --arg id "$PY_ID" '.id == $id and .error == null and .exit_code == 0 and .signal == null'
+	result_is '.oom_killed == false and .timed_out == false and .cpu_time_exceeded == false'
+	result_is '.wall_ms > 0 and .peak_memory_bytes > 0 and .cpu_user_ms + .cpu_sys_ms > 0'
+	result_is '.cpu_scope == "cgroup" and .peak_memory_scope == "cgroup"'
+	result_is '.stdout_bytes == 6 and .stderr_bytes == 5 and .stdout_truncated == false and .stderr_truncated == false'
+	result_is 'has("stdout") | not'
+	result_is '.files == [] and .files_truncated == false and .workdir == null and .network == "loopback" and .degraded == []'
+	result_is '.limits == {"memory_bytes": 2147483648, "cpu_time_s": 300, "pids": 64, "nofile": 1024, "fsize_bytes": 268435456, "timeout_s": 300}'
+	result_is '.landlock_abi | type == "number"'
+}
+
+@test "sandbox: the program's exit status passes through" {
+	py -c 'import sys; sys.exit(3)'
+	expect_status 3
+	result_is '.exit_code == 3 and .signal == null and .error == null'
+	py -c 'raise ValueError("boom")'
+	expect_status 1
+	[[ "$stderr" == *"ValueError: boom"* ]]
+	result_is '.exit_code == 1'
+}
+
+@test "sandbox: a setup error: exit 125, one line, a result with error set and exit_code null" {
+	local arg
+	for arg in "--python /nonexistent" "--workdir /nonexistent" "--ro /nonexistent:/data"; do
+		# shellcheck disable=SC2086
+		py $arg -c 'print("ran")'
+		expect_status 125
+		assert_one_line_error "${arg%% *}"
+		[ -z "$stdout" ]
+		result_is '(.error | type == "string" and length > 0) and .exit_code == null and .signal == null'
+	done
+	# with --result -, the JSON is still all there is on stdout
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --python /nonexistent --result - -c 'print("ran")'
+	expect_status 125
+	jq -e '.error != null and .exit_code == null' <<<"$stdout"
+}
+
+@test "sandbox: a setup error's result carries the --id given" {
+	py --python /nonexistent -c 'print("ran")'
+	expect_status 125
+	result_is --arg id "$PY_ID" '.id == $id'
+}
+
+@test "sandbox: bad command lines: exit 2 and one line naming the option" {
+	local args needle
+	while IFS='|' read -r args needle; do
+		# shellcheck disable=SC2086
+		py_exec "$SBX_OCI" --root "$SBX_ROOT" python $args
+		expect_status 2
+		assert_one_line_error "$needle"
+		[ -z "$stdout" ]
+	done <<'EOF'
+--bogus -c pass|--bogus
+--network bogus -c pass|--network
+--memory 1k -c pass|--memory
+--timeout -1 -c pass|--timeout
+--pids 0 -c pass|--pids
+--max-output lots -c pass|--max-output
+--env NOEQUALS -c pass|--env
+|nothing to run
+--memory 64M|nothing to run
+EOF
+	# nothing was set up
+	[ -z "$(ls -A "$SBX_ROOT" 2>/dev/null | grep -v '^@')" ]
+}
+
+# ---------------------------------------------------------------- root: check, bundle, parallel
+
+@test "sandbox: sbx-oci check passes every layer and canary as root" {
+	sbx_split check
+	expect_status 0
+	local canaries
+	canaries=$(grep -c '^canary:' <<<"$stdout")
+	[ "$canaries" -ge 6 ] || { echo "only $canaries canaries:" >&2; echo "$stdout" >&2; return 1; }
+	[ "$(grep '^canary:' <<<"$stdout" | grep -c ' PASS ')" -eq "$canaries" ] || { echo "$stdout" >&2; return 1; }
+	refute grep -E ' (FAIL|WARN) ' <<<"$stdout"
+	expect_no_processes_of "$HOST_ID"
+}
+
+@test "sandbox: sbx-oci bundle --python DIR, then sbx-oci run -b DIR prints 42" {
+	local b=$BATS_TEST_TMPDIR/pybundle
+	run "$SBX_OCI" bundle --python "$b" -- -c 'import os; print(6*7, os.getuid(), os.getpid())'
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	[ -f "$b/config.json" ] && [ -d "$b/rootfs" ]
+	jq -e '.linux.seccomp != null and ([.linux.namespaces[].type] | index("user") != null) and .process.noNewPrivileges == true' "$b/config.json"
+	sbx_split run -b "$b" "$ID"
+	expect_status 0
+	expect_stdout "42 1000 1"
+	assert_no_state "$ID"
+}
+
+@test "sandbox: 8 runs at once, each with its own workdir and output" {
+	local i pids=() w=$BATS_TEST_TMPDIR/par
+	for i in $(seq 8); do
+		mkdir -p "$w/$i"
+		"$SBX_OCI" --root "$SBX_ROOT" python --id "$(new_id)-$i" --workdir "$w/$i" --result "$w/$i.json" -c '
+import os, sys
+n = int(sys.argv[1])
+open("/work/mine", "w").write("run %d" % n)
+print("run", n, n * n, sorted(os.listdir("/work")))
+' "$i" </dev/null >"$w/$i.out" 2>"$w/$i.err" 3>&- &
+		pids+=($!)
+	done
+	for i in $(seq 8); do
+		wait "${pids[$((i - 1))]}" || { echo "run $i failed: $(cat "$w/$i.err")" >&2; return 1; }
+	done
+	for i in $(seq 8); do
+		[ "$(cat "$w/$i.out")" = "run $i $((i * i)) ['mine']" ] || { echo "run $i: $(cat "$w/$i.out") $(cat "$w/$i.err")" >&2; return 1; }
+		[ "$(cat "$w/$i/mine")" = "run $i" ]
+		jq -e '.exit_code == 0 and .files == [{"path": "mine", "change": "created", "type": "file", "size": ('"${#i}"' + 4)}]' "$w/$i.json" >/dev/null
+	done
+	expect_no_processes_of "$HOST_ID"
+}
+
+# ---------------------------------------------------------------- unprivileged user
+# The same attacks from an ordinary user: a dedicated account "sbxtest", a state root
+# and TMPDIR it owns under /tmp (removed in teardown).
+
+RL_USER=sbxtest
+
+rootless_setup() {
+	id -u "$RL_USER" >/dev/null 2>&1 || useradd -M -s /bin/sh "$RL_USER" 2>/dev/null || id -u "$RL_USER" >/dev/null
+	runuser -u "$RL_USER" -- unshare -U true 2>/dev/null || skip "unprivileged user namespaces are not available"
+	RL_UID=$(id -u "$RL_USER")
+	RL_DIR=$(mktemp -d /tmp/sbx-rootless.XXXXXX)
+	chmod 755 "$RL_DIR"
+	mkdir "$RL_DIR/run" "$RL_DIR/tmp" "$RL_DIR/work"
+	chown -R "$RL_USER:" "$RL_DIR"
+	SBX_ROOT=$RL_DIR/state
+	# the user must be able to execute the binary under test
+	RL_SBX=$SBX_OCI
+	if ! runuser -u "$RL_USER" -- test -x "$RL_SBX"; then
+		RL_SBX=$RL_DIR/sbx-oci
+		cp "$SBX_OCI" "$RL_SBX"
+		chmod 755 "$RL_SBX"
+	fi
+	expect_no_processes_of "$RL_UID"
+}
+
+# rl_py: like py, as $RL_USER (no --allow-degraded unless given).
+rl_py() {
+	PY_ID=$(new_id)
+	RESULT=$RL_DIR/result.json
+	rm -f "$RESULT"
+	py_exec runuser -u "$RL_USER" -- env HOME="$RL_DIR" TMPDIR="$RL_DIR/tmp" XDG_RUNTIME_DIR="$RL_DIR/run" \
+		"$RL_SBX" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
+}
+
+@test "sandbox (rootless): without --allow-degraded the run is refused: 125, naming --memory" {
+	rootless_setup
+	rl_py -c 'print("ran")'
+	expect_status 125
+	assert_one_line_error "--memory"
+	[ -z "$stdout" ]
+	result_is '.error != null and .exit_code == null'
+}
+
+@test "sandbox (rootless): secrets are not in the environment; --env works" {
+	rootless_setup
+	export SECRET_API_KEY=sk-sbx-secret-1 AWS_SECRET_ACCESS_KEY=sbx-aws-secret-2 OPENAI_API_KEY=sbx-openai-secret-3
+	rl_py --allow-degraded --env FOO=bar -c '
+import os
+blob = open("/proc/self/environ", "rb").read() + open("/proc/1/environ", "rb").read()
+print([k for k in ("SECRET_API_KEY", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY") if k in os.environ])
+print(b"secret" in blob, os.environ["FOO"], os.environ["HOME"], os.environ["PATH"], os.getuid())
+'
+	expect_status 0
+	expect_stdout "[]
+False bar /work /usr/local/bin:/usr/bin:/bin 1000"
+	[[ "$stderr" == *degraded* ]]
+	result_is '.degraded | length > 0'
+}
+
+@test "sandbox (rootless): writes outside the workdir fail, the workdir is the user's" {
+	rootless_setup
+	rl_py --allow-degraded --workdir "$RL_DIR/work" -c "$FS_ATTACK"
+	expect_status 0
+	expect_fs_attack_refused
+	[ "$(cat "$RL_DIR/work/new.txt")" = x ]
+	[ "$(stat -c %u "$RL_DIR/work/new.txt")" = "$RL_UID" ]
+	result_is '[.files[] | select(.path == "new.txt" and .change == "created")] | length == 1'
+}
+
+@test "sandbox (rootless): --network none and loopback keep the host port unreachable" {
+	rootless_setup
+	start_listener
+	rl_py --allow-degraded --network none -c "$NET_ATTACK" "$LISTEN_PORT" rl-none
+	expect_status 0
+	expect_stdout "inet socket EPERM
+inet6 socket EPERM
+unix u
+outside socket EPERM
+resolv empty"
+	rl_py --allow-degraded --network loopback -c "$NET_ATTACK" "$LISTEN_PORT" rl-loopback
+	expect_status 0
+	expect_stdout "inet connect ECONNREFUSED
+inet6 connect ECONNREFUSED
+unix u
+outside connect ENETUNREACH
+resolv empty"
+	refute grep -q rl- "$LISTEN_LOG"
+}
+
+@test "sandbox (rootless): a fork bomb under --pids 16 gets EAGAIN and the user can still fork" {
+	rootless_setup
+	rl_py --allow-degraded --pids 16 -c "$FORK_BOMB"
+	expect_status 0
+	[[ "$stdout" == "forked "*" EAGAIN" ]] || { echo "$stdout" >&2; return 1; }
+	local n=${stdout#forked }
+	n=${n%% *}
+	[ "$n" -ge 8 ] && [ "$n" -le 15 ] || { echo "forked $n children under --pids 16" >&2; return 1; }
+	runuser -u "$RL_USER" -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do /bin/true; done'
+	expect_no_processes_of "$RL_UID"
+}
+
+@test "sandbox (rootless): a 512M memory bomb under --memory 64M gets MemoryError, reported as degraded" {
+	rootless_setup
+	rl_py --allow-degraded --memory 64M -c '
+try:
+    b = bytearray(512 * 1024 * 1024)
+    print("allocated", len(b))
+except MemoryError:
+    print("MemoryError")
+    raise
+'
+	expect_status 1
+	expect_stdout MemoryError
+	[[ "$stderr" == *MemoryError* ]]
+	result_is '.exit_code == 1 and .oom_killed == false and .limits.memory_bytes == 67108864'
+	result_is '[.degraded[] | select(test("memory"))] | length >= 1'
+}
+
+@test "sandbox (rootless): a CPU spin under --timeout 1 is killed: 137, timed_out" {
+	rootless_setup
+	rl_py --allow-degraded --timeout 1 -c '
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+while True:
+    pass
+'
+	expect_status 137
+	result_is '.exit_code == 137 and .timed_out == true and .signal == "SIGKILL"'
+	expect_no_processes_of "$RL_UID"
+}
+
+@test "sandbox (rootless): output is capped at --max-output" {
+	rootless_setup
+	rl_py --allow-degraded --max-output 64k -c "print('x' * 10**8)"
+	expect_status 0
+	[ "${#stdout}" -le 65536 ] && [ "${#stdout}" -gt 0 ]
+	result_is '.stdout_truncated == true and .stdout_bytes == 100000001'
+}
+
+@test "sandbox (rootless): daemons started by the program do not survive the run" {
+	rootless_setup
+	rl_py --allow-degraded -c "$DAEMONS"
+	expect_status 0
+	expect_stdout "daemons started True"
+	expect_no_processes_of "$RL_UID"
+}
+
+@test "sandbox (rootless): numpy and pandas work" {
+	rootless_setup
+	rl_py --allow-degraded -c "$NUMPY_PANDAS"
+	expect_status 0
+	expect_stdout "[[5, 14], [14, 50]]
+{'a': 4, 'b': 2}"
+}
+
+@test "sandbox (rootless): sbx-oci check fails without --allow-degraded and passes with it" {
+	rootless_setup
+	py_exec runuser -u "$RL_USER" -- env HOME="$RL_DIR" TMPDIR="$RL_DIR/tmp" XDG_RUNTIME_DIR="$RL_DIR/run" "$RL_SBX" --root "$SBX_ROOT" check
+	expect_status 1
+	grep -E '^cgroups +FAIL' <<<"$stdout"
+	py_exec runuser -u "$RL_USER" -- env HOME="$RL_DIR" TMPDIR="$RL_DIR/tmp" XDG_RUNTIME_DIR="$RL_DIR/run" "$RL_SBX" --root "$SBX_ROOT" check --allow-degraded
+	expect_status 0
+	refute grep -E ' FAIL ' <<<"$stdout"
+	grep -E '^canary: network +PASS' <<<"$stdout"
+	expect_no_processes_of "$RL_UID"
+}
