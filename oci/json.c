@@ -140,6 +140,14 @@ struct builder
   char *key; /* pending object key, owned until attached */
   yajl_val root;
   const char *fail; /* our reason for cancelling the parse */
+  yajl_handle h;    /* for the byte offsets of objects and arrays */
+};
+
+/* Objects and arrays carry where they are in the parsed text: json_span. */
+struct container_node
+{
+  struct yajl_val_s v; /* first: the node's address is the allocation's */
+  size_t start, end;
 };
 
 static yajl_val
@@ -283,7 +291,12 @@ push (struct builder *b, yajl_type type)
       b->fail = "nesting is deeper than the limit of " "64" " levels";
       return 0;
     }
-  v = node_new (type);
+  {
+    struct container_node *c = xmalloc0 (sizeof *c);
+    c->v.type = type;
+    c->start = yajl_get_bytes_consumed (b->h) - 1; /* at the '{' or '[' just read */
+    v = &c->v;
+  }
   if (!attach (b, v))
     return 0;
   b->stack[b->depth++] = v;
@@ -307,6 +320,7 @@ cb_end (void *ctx)
 {
   struct builder *b = ctx;
   b->depth--;
+  ((struct container_node *) b->stack[b->depth])->end = yajl_get_bytes_consumed (b->h);
   free (b->keys[b->depth].slots);
   b->keys[b->depth].slots = NULL;
   b->keys[b->depth].cap = 0;
@@ -360,6 +374,7 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
   h = yajl_alloc (&callbacks, NULL, &b);
   if (!h)
     abort ();
+  b.h = h;
   yajl_config (h, yajl_allow_comments, 0);
   st = yajl_parse (h, (const unsigned char *) buf, len);
   if (st == yajl_status_ok)
@@ -801,4 +816,15 @@ gen_finish (yajl_gen g, size_t *len)
   if (len)
     *len = n;
   return out;
+}
+
+bool
+json_span (yajl_val v, size_t *start, size_t *end)
+{
+  const struct container_node *c = (const struct container_node *) v;
+  if (!v || (v->type != yajl_t_object && v->type != yajl_t_array) || c->end <= c->start)
+    return false;
+  *start = c->start;
+  *end = c->end;
+  return true;
 }

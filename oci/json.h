@@ -35,6 +35,10 @@ int json_read_fd (int fd, const char *what, size_t max_size, char **out, size_t 
 yajl_val json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err);
 void json_free (yajl_val v);
 
+/* Where an object or array of a json_parse tree is in the text it was parsed from:
+ * bytes [start, end) (for hashing a section as written). */
+bool json_span (yajl_val v, size_t *start, size_t *end);
+
 /* Member lookup; JSON null counts as absent (optional fields). */
 yajl_val json_member (yajl_val obj, const char *key);
 const char *json_type_name (yajl_val v);

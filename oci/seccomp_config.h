@@ -41,6 +41,8 @@ struct oci_seccomp
   size_t n_rules;
   bool uses_notify;
   yajl_val tree; /* the object parsed, for the cache key */
+  const char *text; /* the document tree was parsed from, if the caller sets it:
+                     * the key then hashes the section as written (json_span) */
 };
 
 int oci_seccomp_parse (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_error *err);

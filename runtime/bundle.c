@@ -173,7 +173,7 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   spec.workdir_owner = w.owner;
   spec.workdir_group = w.group;
   spec.caller_env = (const char *const *) environ;
-  json = sandbox_config_json (&c.p, &limits, &spec, &len, err);
+  json = sandbox_config_json (&c.p, &limits, &spec, true, &len, err);
   if (!json || write_config (dir, json, len, err) < 0)
     goto out;
   ret = 0;

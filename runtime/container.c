@@ -243,6 +243,7 @@ plan (struct container *c, struct sbx_error *err)
   if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0
       || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0)
     return -1;
+  c->seccomp_config.text = c->config->raw;
   if (mode != CGROUP_MODE_NONE)
     {
       _cleanup_free_ char *path = cgroup_resolve_path (c->config->linux_.cgroups_path, c->o->id,

@@ -293,7 +293,7 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.script_source = r->script_source;
   spec.script_dest = r->script_dest;
   spec.caller_env = (const char *const *) environ;
-  r->config = sandbox_config_json (p, &r->limits, &spec, &r->config_len, err);
+  r->config = sandbox_config_json (p, &r->limits, &spec, false, &r->config_len, err);
   return r->config ? 0 : -1;
 }
 

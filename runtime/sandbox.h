@@ -191,8 +191,9 @@ struct sandbox_run_spec
   const char *const *caller_env;       /* environ: the allow-listed names are copied */
 };
 
+/* pretty: for a bundle people read; compact for `python` (less to parse and hash). */
 char *sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits *l,
-                           const struct sandbox_run_spec *r, size_t *len, struct sbx_error *err);
+                           const struct sandbox_run_spec *r, bool pretty, size_t *len, struct sbx_error *err);
 /* The seccomp profile shipped in the binary (config/seccomp/python.json). */
 extern const char sbx_profile_python_json[];
 

@@ -399,7 +399,7 @@ gen_linux (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_limi
 
 char *
 sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits *l, const struct sandbox_run_spec *r,
-                     size_t *len, struct sbx_error *err)
+                     bool pretty, size_t *len, struct sbx_error *err)
 {
   yajl_val profile = json_parse (sbx_profile_python_json, strlen (sbx_profile_python_json), "python.json", err);
   _cleanup_free_ char *writable = landlock_writable (p);
@@ -408,7 +408,7 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
   char *out = NULL;
   if (!profile)
     return NULL;
-  g = gen_new (true);
+  g = gen_new (pretty);
   GEN (yajl_gen_map_open (g));
   GEN (gen_key_string (g, "ociVersion", "1.3.0"));
   GEN (gen_process (g, p, l, r, as_root));

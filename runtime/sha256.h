@@ -2,6 +2,7 @@
 #ifndef SBX_SHA256_H
 #define SBX_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,7 @@ struct sha256
   uint64_t len;
   unsigned char buf[64];
   size_t fill;
+  bool portable; /* set after sha256_init to avoid the CPU's SHA instructions (tests) */
 };
 
 void sha256_init (struct sha256 *s);
