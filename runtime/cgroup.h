@@ -126,7 +126,7 @@ int cgroup_v2_apply (struct cgroup *cg, const struct oci_resources *r, const str
 int cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s);
 int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
 /* v1 hierarchies to join for these resources, and the subset that must exist. */
-uint32_t cgroup_v1_mask_for (const struct oci_resources *r);
+uint32_t cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot);
 uint32_t cgroup_v1_required_for (const struct oci_resources *r);
 
 /* Shared helpers of the two backends (cgroup.c). */

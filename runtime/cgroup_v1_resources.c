@@ -276,27 +276,7 @@ cgroup_v1_apply (struct cgroup *cg, const struct oci_resources *r, const struct 
   return 0;
 }
 
-uint32_t
-cgroup_v1_mask_for (const struct oci_resources *r)
-{
-  /* Joined always: freezer (membership, pause), memory and cpuacct (OOM and usage
-   * reports), pids, cpu, devices, blkio: the ones an `update` may want later. Only on
-   * request: cpuset (a new cpuset cgroup must be filled before use), and the rarer ones. */
-  uint32_t m = 1u << CG1_FREEZER | 1u << CG1_MEMORY | 1u << CG1_CPUACCT | 1u << CG1_PIDS | 1u << CG1_CPU
-               | 1u << CG1_DEVICES | 1u << CG1_BLKIO;
-  if (r->has_cpu && ((r->cpu.cpus && *r->cpu.cpus) || (r->cpu.mems && *r->cpu.mems)))
-    m |= 1u << CG1_CPUSET;
-  if (r->n_hugepage_limits)
-    m |= 1u << CG1_HUGETLB;
-  if (r->has_class_id)
-    m |= 1u << CG1_NET_CLS;
-  if (r->n_net_priorities)
-    m |= 1u << CG1_NET_PRIO;
-  if (r->n_rdma)
-    m |= 1u << CG1_RDMA;
-  return m;
-}
-
+/* The hierarchies the config's resources need: they must exist. */
 uint32_t
 cgroup_v1_required_for (const struct oci_resources *r)
 {
@@ -312,6 +292,30 @@ cgroup_v1_required_for (const struct oci_resources *r)
     m |= 1u << CG1_BLKIO;
   if (r->has_devices)
     m |= 1u << CG1_DEVICES;
-  return m | (cgroup_v1_mask_for (r) & ~(1u << CG1_FREEZER | 1u << CG1_MEMORY | 1u << CG1_CPUACCT | 1u << CG1_PIDS
-                                         | 1u << CG1_CPU | 1u << CG1_DEVICES | 1u << CG1_BLKIO));
+  /* only on request: cpuset (a new cpuset cgroup must be filled before use), and the
+     rarer ones */
+  if (r->has_cpu && ((r->cpu.cpus && *r->cpu.cpus) || (r->cpu.mems && *r->cpu.mems)))
+    m |= 1u << CG1_CPUSET;
+  if (r->n_hugepage_limits)
+    m |= 1u << CG1_HUGETLB;
+  if (r->has_class_id)
+    m |= 1u << CG1_NET_CLS;
+  if (r->n_net_priorities)
+    m |= 1u << CG1_NET_PRIO;
+  if (r->n_rdma)
+    m |= 1u << CG1_RDMA;
+  return m;
+}
+
+uint32_t
+cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot)
+{
+  /* Joined always: freezer (membership, pause), devices (the allow-list), memory and
+   * cpuacct (OOM and usage reports). A container that may live on also joins pids,
+   * cpu and blkio, the ones an `update` may want later; a one-shot foreground run only
+   * when its config sets them (each hierarchy is a mkdir, a join and an rmdir). */
+  uint32_t m = 1u << CG1_FREEZER | 1u << CG1_MEMORY | 1u << CG1_CPUACCT | 1u << CG1_DEVICES;
+  if (!one_shot)
+    m |= 1u << CG1_PIDS | 1u << CG1_CPU | 1u << CG1_BLKIO;
+  return m | cgroup_v1_required_for (r);
 }

@@ -253,7 +253,7 @@ plan (struct container *c, struct sbx_error *err)
       cgroup_init (&c->cg, mode, path);
       if (mode != CGROUP_MODE_UNIFIED)
         {
-          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources);
+          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->forward_signals);
           c->cg.v1_required = cgroup_v1_required_for (&c->resources);
           if (c->resources.n_unified)
             return sbx_error_set (err, 0, "linux.resources.unified.%s: needs cgroup v2; this host's controllers are "
