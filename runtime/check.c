@@ -329,8 +329,11 @@ check_canaries (struct check_cli *c, struct sbx_ctx *ctx)
     v = canary (ctx, c, opts, "while True:\n    pass\n", NULL);
     if (v && bool_field (v, "timed_out"))
       row (c, "canary: wall clock", "PASS", "a spin is killed at --timeout 1");
+    else if (!v || str_field (v, "error"))
+      row (c, "canary: wall clock", "FAIL", "the sandbox did not run: %s",
+           v ? str_field (v, "error") : "no result");
     else
-      row (c, "canary: wall clock", "FAIL", "%s", v ? "the spin was not timed out" : "no result");
+      row (c, "canary: wall clock", "FAIL", "the spin was not timed out");
     json_free (v);
   }
 }

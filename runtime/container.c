@@ -32,6 +32,7 @@
 #include "hooks/hooks.h"
 #include "init.h"
 #include "landlock.h"
+#include "reaper.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "oci/config.h"
@@ -74,6 +75,8 @@ struct container
   bool signals_blocked;
   sigset_t forwarded, saved_mask;
   struct run_watch *watch; /* a watched foreground run, once the program started */
+  bool with_reaper;         /* run.sbx-oci.init (reaper.h) */
+  int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
 };
 
 static void
@@ -83,6 +86,7 @@ container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct cr
   c->ctx = ctx;
   c->o = o;
   c->bundle_fd = c->root_fd = c->state_fd = c->fifo_fd = -1;
+  c->status_pipe[0] = c->status_pipe[1] = -1;
   c->child.pid = c->child.pidfd = c->child.sync_fd = -1;
   for (int i = 0; i < SBX_NS_COUNT; i++)
     c->ns.join_fd[i] = -1;
@@ -104,6 +108,9 @@ container_free (struct container *c)
     close (c->root_fd);
   if (c->bundle_fd >= 0)
     close (c->bundle_fd);
+  for (int i = 0; i < 2; i++)
+    if (c->status_pipe[i] >= 0)
+      close (c->status_pipe[i]);
   ns_plan_close (&c->ns);
   cgroup_close (&c->cg);
   oci_resources_clear (&c->resources);
@@ -241,7 +248,8 @@ plan (struct container *c, struct sbx_error *err)
                                                                               : "this user cannot manage cgroups");
     }
   if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0
-      || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0)
+      || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0
+      || reaper_wanted (c->config, &c->with_reaper, err) < 0)
     return -1;
   c->seccomp_config.text = c->config->raw;
   if (mode != CGROUP_MODE_NONE)
@@ -388,6 +396,14 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
     a->stdio[i] = c->o->has_stdio ? c->o->stdio[i] : -1;
   a->seccomp = c->seccomp.insns ? &c->seccomp : NULL;
   a->landlock = &c->landlock;
+  a->with_reaper = c->with_reaper && c->config->process;
+  a->status_fd = -1;
+  if (a->with_reaper && foreground)
+    {
+      if (pipe2 (c->status_pipe, O_CLOEXEC) < 0)
+        return sbx_error_set (err, errno, "pipe");
+      a->status_fd = c->status_pipe[1];
+    }
   a->seccomp_listener_fd = -1;
   a->seccomp_metadata = c->seccomp_config.listener_metadata;
   if (a->seccomp && a->seccomp->notify)
@@ -423,6 +439,11 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
       return -1;
     }
   /* the init has its own copies */
+  if (c->status_pipe[1] >= 0)
+    {
+      close (c->status_pipe[1]);
+      c->status_pipe[1] = -1;
+    }
   if (a->console_fd >= 0)
     close (a->console_fd);
   if (a->seccomp_listener_fd >= 0)
@@ -559,6 +580,19 @@ run_cleanup (struct container *c, struct run_watch *watch)
     }
 }
 
+/* With our own init (reaper.h), its exit status is the program's as a number; the
+ * exact wait status (killed by which signal) came through the status pipe. */
+static void
+take_program_status (struct container *c, struct run_watch *watch, int *exit_status)
+{
+  int status;
+  if (c->status_pipe[0] < 0 || read (c->status_pipe[0], &status, sizeof status) != sizeof status)
+    return;
+  *exit_status = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+  if (watch)
+    watch->fg.term_signal = WIFSIGNALED (status) ? WTERMSIG (status) : 0;
+}
+
 /* The wall-clock deadline of a watched run: everything in the container dies. The
  * init is the pid namespace's init (when there is one), and the cgroup holds the rest. */
 static void
@@ -631,6 +665,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   if (foreground_wait (c.child.pidfd, sfd, watch ? &watch->fg : NULL, exit_status, err) < 0)
     goto abort;
   c.child.pid = -1;
+  take_program_status (&c, watch, exit_status);
   if (!keep)
     run_cleanup (&c, watch);
   ret = 0;

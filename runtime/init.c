@@ -29,6 +29,8 @@
 #include "namespaces.h"
 #include "process_attrs.h"
 #include "process_become.h"
+#include "landlock.h"
+#include "reaper.h"
 #include "program.h"
 #include "rootfs.h"
 #include "statedir.h"
@@ -269,10 +271,10 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (a->cgroup_self_join && a->cg->ops->enter_self (a->cg, err) < 0)
     return -1;
   {
-    int keep[8 + SBX_NS_COUNT + CG1_COUNT];
+    int keep[9 + SBX_NS_COUNT + CG1_COUNT];
     size_t n = 0;
     int mine[] = { a->sync_fd, a->fifo_fd, a->console_fd, a->seccomp_listener_fd, a->bundle_fd, a->ctx->log.fd,
-                   a->cg->v2_dirfd };
+                   a->cg->v2_dirfd, a->status_fd };
     for (size_t i = 0; i < ARRAY_SIZE (mine); i++)
       keep[n++] = mine[i];
     for (int i = 0; i < CG1_COUNT; i++)
@@ -341,7 +343,17 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (run_container_hooks (a, SBX_HOOK_START_CONTAINER, "created", err) < 0)
     return -1;
 
-  /* 8. Become the configured process (process_become.h). */
+  /* 8. With our own init as pid 1 (reaper.h), the program is its child; then become
+   *    the configured process (process_become.h). */
+  if (a->with_reaper)
+    {
+      /* One Landlock domain for both: from ABI 6 a domain cannot signal outside itself,
+         and the reaper forwards signals to the program. */
+      if (landlock_apply (a->landlock, err) < 0
+          || reaper_fork (p, a->as_root, a->status_fd, &a->ctx->log, err) < 0)
+        return -1;
+      a->landlock = NULL;
+    }
   {
     struct become_args b = {
       .seccomp = a->seccomp,

@@ -341,11 +341,14 @@ collect_numbers (struct python_run *r)
       res->peak_memory_bytes = (uint64_t) ru->ru_maxrss * 1024;
       res->peak_memory_scope = "largest-process";
     }
-  /* RLIMIT_CPU: SIGKILL at the limit (SIGXCPU where a process handles it) */
-  res->cpu_time_exceeded
-      = res->signal == SIGXCPU
-        || (res->signal == SIGKILL && !res->timed_out && !res->oom_killed
-            && (double) (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) >= (double) r->c->p.cpu_time);
+  /* RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later if it was ignored */
+  {
+    double cpu_s = (double) (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec)
+                   + (double) (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+    res->cpu_time_exceeded = res->signal == SIGXCPU
+                             || (res->signal == SIGKILL && !res->timed_out && !res->oom_killed
+                                 && cpu_s >= (double) r->c->p.cpu_time - 0.05);
+  }
 }
 
 static void

@@ -241,9 +241,8 @@ gen_process (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_li
   T (yajl_gen_map_close (g));
   T (gen_string (g, "rlimits"));
   T (yajl_gen_array_open (g));
-  /* soft = hard: SIGKILL at the limit. A softer SIGXCPU first would be ignored by
-     the interpreter, which is pid 1 of its namespace (no default action there). */
-  T (gen_rlimit (g, "RLIMIT_CPU", RLIMIT_CPU, p->cpu_time, p->cpu_time, as_root));
+  /* SIGXCPU at the limit (a clear cause in the result), SIGKILL a second later */
+  T (gen_rlimit (g, "RLIMIT_CPU", RLIMIT_CPU, p->cpu_time, p->cpu_time + 1, as_root));
   T (gen_rlimit (g, "RLIMIT_NOFILE", RLIMIT_NOFILE, p->nofile, p->nofile, as_root));
   T (gen_rlimit (g, "RLIMIT_FSIZE", RLIMIT_FSIZE, p->fsize, p->fsize, as_root));
   T (gen_rlimit (g, "RLIMIT_CORE", RLIMIT_CORE, 0, 0, as_root));
@@ -428,6 +427,8 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
   GEN (gen_key_string (g, LANDLOCK_ANNOTATION_PREFIX "write-files", "/dev:/proc"));
   GEN (gen_key_string (g, LANDLOCK_ANNOTATION_PREFIX "write", writable));
   GEN (gen_key_string (g, LANDLOCK_ANNOTATION_PREFIX "best-effort", "true"));
+  /* our own pid 1: the interpreter gets its signals (kill -TERM, abort, SIGXCPU) */
+  GEN (gen_key_string (g, "run.sbx-oci.init", "true"));
   GEN (gen_key_string (g, "run.sbx-oci.sandbox", "python"));
   GEN (yajl_gen_map_close (g));
   GEN (yajl_gen_map_close (g));

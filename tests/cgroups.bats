@@ -7,14 +7,6 @@ load helpers
 
 stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 
-wait_stopped() {
-	for _ in $(seq 300); do
-		[ "$("$SBX_OCI" --root "$SBX_ROOT" state "$1" | jq -r .status)" = stopped ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 @test "cgroups: a 200 MB allocation under a 32 MB limit is OOM-killed, reported, exit 137" {
 	update_config '.linux.resources = {"memory": {"limit": 33554432, "swap": 33554432}}'
 	set_args /bin/probe memhog 200

@@ -182,3 +182,12 @@ assert_one_line_error() {
 assert_no_state() {
 	[ ! -e "$SBX_ROOT/$1" ] || { echo "state dir $SBX_ROOT/$1 still exists" >&2; return 1; }
 }
+
+# wait_stopped ID: until the container's state says stopped (15 s at most).
+wait_stopped() {
+	for _ in $(seq 300); do
+		[ "$("$SBX_OCI" --root "$SBX_ROOT" state "$1" | jq -r .status)" = stopped ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -256,3 +256,31 @@ load helpers
 	[ "$status" -ne 0 ]
 	cmp "$SBX_OCI" "/proc/$pid/exe"
 }
+
+@test "process: run.sbx-oci.init gives the container its own pid 1; the program is pid 2 and gets its signals" {
+	update_config '.annotations["run.sbx-oci.init"] = "true"'
+	set_args sh -c 'echo "$$ $PPID"; cat /proc/1/cmdline | tr "\0" " "; echo'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "2 1" ]
+	[[ "${lines[1]}" == "sbx-init"* ]]
+	# a signal the program sends itself: as pid 1 it would be dropped (no handler)
+	set_args sh -c 'kill -TERM $$; sleep 1; echo survived'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 143 ]
+	[[ "$output" != *survived* ]]
+	# `kill` of the container reaches the program through the init
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sbx_ok kill "$ID" TERM
+	wait_stopped "$ID"
+	sbx_ok delete "$ID"
+}
+
+@test "process: run.sbx-oci.init with a value other than true or false is refused" {
+	update_config '.annotations["run.sbx-oci.init"] = "yes"'
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	[ "$status" -ne 0 ]
+	assert_one_line_error "run.sbx-oci.init"
+	assert_no_state "$ID"
+}

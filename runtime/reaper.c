@@ -1,0 +1,116 @@
+#include "build-config.h"
+#include "reaper.h"
+
+#include <errno.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "process_attrs.h"
+#include "sealed_exe.h"
+
+int
+reaper_wanted (const struct oci_config *c, bool *wanted, struct sbx_error *err)
+{
+  const char *v = oci_config_annotation (c, REAPER_ANNOTATION);
+  *wanted = v && strcmp (v, "true") == 0;
+  if (v && !*wanted && strcmp (v, "false") != 0)
+    return sbx_error_set (err, 0, "annotations." REAPER_ANNOTATION ": '%s' is not true or false", v);
+  return 0;
+}
+
+/* Only the status fd stays: the program's stdio and sockets are the program's, and a
+ * pipe the reaper held open would keep its reader waiting. */
+static void
+close_all_but (int keep)
+{
+  if (keep > 0)
+    syscall (SYS_close_range, 0, (unsigned) keep - 1, 0);
+  syscall (SYS_close_range, keep < 0 ? 0 : (unsigned) keep + 1, ~0U, 0);
+}
+
+/* /proc/1/cmdline is readable by the container: it is ours (the runtime's argv,
+ * with the caller's paths and options), so it becomes "sbx-init". */
+static void
+hide_command_line (void)
+{
+  char *start, *end;
+  if (!sbx_main_argv || !sbx_main_argv[0])
+    return;
+  start = sbx_main_argv[0];
+  end = start;
+  for (char **a = sbx_main_argv; *a; a++)
+    end = *a + strlen (*a) + 1;
+  memset (start, 0, (size_t) (end - start));
+  if (end - start > 8)
+    memcpy (start, "sbx-init", 8);
+}
+
+static void __attribute__ ((noreturn))
+reap (pid_t program, int status_fd, const sigset_t *all)
+{
+  for (;;)
+    {
+      siginfo_t si;
+      int status;
+      pid_t w;
+      if (sigwaitinfo (all, &si) < 0)
+        continue;
+      if (si.si_signo != SIGCHLD)
+        {
+          kill (program, si.si_signo);
+          continue;
+        }
+      while ((w = waitpid (-1, &status, WNOHANG)) > 0)
+        if (w == program)
+          {
+            if (status_fd >= 0)
+              (void) !write (status_fd, &status, sizeof status);
+            _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+          }
+    }
+}
+
+int
+reaper_fork (const struct oci_process *p, bool setgroups_allowed, int status_fd, struct sbx_log *log,
+             struct sbx_error *err)
+{
+  struct oci_process self = *p;
+  sigset_t all, old;
+  pid_t program;
+  /* Blocked from before the fork: a blocked signal is queued even for a namespace's
+     init (an unblocked one without handler would be dropped), and none is lost. */
+  sigfillset (&all);
+  sigprocmask (SIG_BLOCK, &all, &old);
+  program = fork ();
+  if (program < 0)
+    {
+      sigprocmask (SIG_SETMASK, &old, NULL);
+      return sbx_error_set (err, errno, "fork the program under the container's init");
+    }
+  if (program == 0)
+    {
+      sigprocmask (SIG_SETMASK, &old, NULL);
+      if (status_fd >= 0)
+        close (status_fd);
+      return 0;
+    }
+
+  /* The reaper: as little privilege as the program, minus the program's own
+     capabilities; errors have nobody to go to but our exit status. */
+  close_all_but (status_fd);
+  hide_command_line ();
+  self.has_capabilities = true;
+  memset (&self.caps, 0, sizeof self.caps);
+  if (caps_apply_user_and_caps (&self, setgroups_allowed, log, err) < 0 || process_set_no_new_privs (err) < 0)
+    {
+      kill (program, SIGKILL);
+      _exit (126);
+    }
+  reap (program, status_fd, &all);
+}
