@@ -238,6 +238,19 @@ fail:
   return -1;
 }
 
+int
+sandbox_image_add_mount_points (const char *rootfs, struct sbx_error *err)
+{
+  static const char *const dirs[] = { "proc", "dev", "sys", "tmp", "work", "sbx" };
+  _cleanup_close_ int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return sbx_error_set (err, errno, "--rootfs %s", rootfs);
+  for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
+    if (mkdirs (rootfd, dirs[i], err) < 0)
+      return sbx_error_wrap (err, "--rootfs %s", rootfs);
+  return 0;
+}
+
 /* Mount points of the run's own binds (--ro, --rw, a SCRIPT) in the shared skeleton,
  * made by us: the sandbox's setup runs as its unprivileged user, who may not create
  * anything in the root-owned skeleton. Those under /tmp and /work land on a file

@@ -823,6 +823,27 @@ EOF
 	expect_no_processes_of "$HOST_ID"
 }
 
+@test "sandbox: --rootfs runs an image's root instead of the host's system paths" {
+	local img=$BATS_TEST_TMPDIR/image d
+	mkdir -p "$img/etc"
+	# an "image" whose only file is its passwd; its interpreter comes from --ro /usr
+	for d in bin lib lib64; do [ -L "/$d" ] && ln -s "usr/$d" "$img/$d"; done
+	printf 'root:x:0:0::/:/bin/sh\nsandbox:x:1000:1000:from the image:/work:/bin/sh\n' >"$img/etc/passwd"
+	py --rootfs "$img" --ro /usr -c '
+import os, pwd
+print(pwd.getpwuid(os.getuid()).pw_gecos, sorted(os.listdir("/etc")))
+try:
+    open("/etc/x", "w")
+except OSError as e:
+    print(e.strerror)
+'
+	expect_status 0
+	expect_stdout "from the image ['passwd']
+Read-only file system"
+	# the image got its mount points, nothing else
+	[ -d "$img/proc" ] && [ -d "$img/work" ] && [ "$(ls "$img/etc")" = passwd ]
+}
+
 @test "sandbox: sbx-oci bundle --python DIR, then sbx-oci run -b DIR prints 42" {
 	local b=$BATS_TEST_TMPDIR/pybundle
 	run "$SBX_OCI" bundle --python "$b" -- -c 'import os; print(6*7, os.getuid(), os.getpid())'

@@ -9,6 +9,7 @@ out, ratios = [], []
 TITLES = {
     "true": "run of busybox /bin/true",
     "py": "run of python3 -c pass (user ns, no caps, no_new_privs, python profile, memory+pids limits)",
+    "pycmd": "sbx-oci python -c pass end to end (the one-shot sandbox with its own bundle and result)",
     "limits": "without / with memory+pids limits",
     "seccomp": "without / with the python seccomp profile (and with limits)",
     "userns": "without / with a user namespace",
@@ -46,7 +47,7 @@ def ratio(scn, a, b):
         ratios.append((scn, f"{a} / {b}", f"{ra / rb:.2f}×", f"{ra - rb:+.2f} ms"))
 
 
-for scn in ["true", "py", "limits", "seccomp", "userns", "idle", "phases"]:
+for scn in ["true", "py", "pycmd", "limits", "seccomp", "userns", "idle", "phases"]:
     rows = load(scn)
     if rows:
         table(scn, rows)
@@ -55,6 +56,8 @@ for b, scn in [("bb-base", "true"), ("py", "py")]:
         ratio(scn, f"sbx-oci run {b}", f"{other} run {b}")
     ratio(scn, f"sbx-oci run {b}", "floor")
 ratio("py", "sbx-oci run py", "floor+userns")
+ratio("pycmd", "sbx-oci python -c pass", "floor+userns")
+ratio("pycmd", "sbx-oci python -c pass", "direct")
 # what each feature adds, per runtime, within its scenario's table
 for scn, a, b in [("limits", "bb-limits", "bb-base"), ("seccomp", "bb-seccomp", "bb-base"),
                   ("seccomp", "bb-seccomp-limits", "bb-base"), ("userns", "bb-userns", "bb-base")]:

@@ -4,8 +4,7 @@
 # results/RESULTS.md. A benchmark, not a test: no timing is asserted. It fails when a
 # runtime cannot run a bundle (its rows would mean nothing) and when runs leak.
 #   SBX_OCI=path RUNS=50 WARMUP=5 RSS_N=20 SOAK_RUNS=1000 IDLE_GAP=0.2 BENCH_WORK=dir RESULTS=dir
-#   run.sh [scenario ...]: only these (true py limits seccomp userns idle phases rss soak)
-#   `sbx-oci python -c pass` end to end is not measured yet: the subcommand does not exist.
+#   run.sh [scenario ...]: only these (true py pycmd limits seccomp userns idle phases rss soak)
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (namespaces, mounts, cgroups)" >&2 && exit 1; }
@@ -27,7 +26,7 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.tsv "$RESULTS/RESULTS.md"
 "$BENCH_SRC/bundles.sh"
 
 scn=()
-[ $# -gt 0 ] || set -- true py limits seccomp userns idle phases rss soak
+[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases rss soak
 for s in "$@"; do
 	case $s in
 	rss) "$BENCH_SRC/rss.sh" ;;

@@ -2,7 +2,7 @@
 # The timed scenarios of issue 7, one hyperfine invocation each, so that every row of a
 # table was measured under the same background load (hyperfine does not interleave
 # commands; compare rows within one table only).
-# usage: scenarios.sh [true py limits seccomp userns idle phases]   (default: all)
+# usage: scenarios.sh [true py pycmd limits seccomp userns idle phases]   (default: all)
 source "$(dirname "$0")/lib.sh"
 
 # run_rows BUNDLE: "-n 'RT run BUNDLE' CMD" for each runtime; a fresh id per run ({id})
@@ -13,7 +13,7 @@ run_rows() {
 	done
 }
 
-[ $# -gt 0 ] || set -- true py limits seccomp userns idle phases
+[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases
 for s in "$@"; do
 	rows=()
 	case $s in
@@ -28,6 +28,13 @@ for s in "$@"; do
 		# floor+userns pays for the user namespace too; floor is issue 7's reference.
 		run_rows py
 		rows+=(-n floor "$(floor py)" -n floor+userns "$(floor py -U)" -n direct "$BIN/idexec $PY -c pass")
+		;;
+	pycmd)
+		# `sbx-oci python -c pass` end to end: the whole one-shot sandbox (its own bundle,
+		# limits, seccomp, Landlock, own init, workdir, result bookkeeping) against the
+		# same floor and the interpreter alone
+		rows+=(-n "sbx-oci python -c pass" "${SBX[*]} python --python $PY -c pass"
+			-n floor+userns "$(floor py -U)" -n direct "$BIN/idexec $PY -c pass")
 		;;
 	limits) run_rows bb-base && run_rows bb-limits ;;
 	seccomp) run_rows bb-base && run_rows bb-seccomp && run_rows bb-seccomp-limits ;;
