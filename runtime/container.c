@@ -493,11 +493,15 @@ record (struct container *c, struct sbx_error *err)
 static int
 create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
-  if (load_bundle (c, err) < 0 || plan (c, err) < 0)
+  if (load_bundle (c, err) < 0)
+    return -1;
+  /* Re-exec'd from the sealed binary before the rest of the planning, which would be
+     done twice (the config's user namespace is all it takes to decide: sealed_exe.h) */
+  if (!c->config->linux_.ns[SBX_NS_USER].present && sealed_exe_ensure (err) < 0)
+    return -1;
+  if (plan (c, err) < 0)
     return -1;
   apply_socket_activation (c);
-  if (!c->ns.userns && !c->ns.userns_joined && sealed_exe_ensure (err) < 0)
-    return -1;
   if (claim (c, !foreground, err) < 0)
     goto fail;
   fill_state (c);

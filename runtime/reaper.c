@@ -34,11 +34,17 @@ close_all_but (int keep)
   syscall (SYS_close_range, keep < 0 ? 0 : (unsigned) keep + 1, ~0U, 0);
 }
 
+extern char **environ;
+
 /* /proc/1/cmdline is readable by the container: it is ours (the runtime's argv,
- * with the caller's paths and options), so it becomes "sbx-init". */
+ * with the caller's paths and options), so it becomes "sbx-init". The caller's
+ * environment (an API key, say) is in our memory too: /proc/1/environ is closed to
+ * the container (we are not dumpable), and its bytes are wiped all the same. */
 static void
 hide_command_line (void)
 {
+  for (char **e = environ; e && *e; e++)
+    memset (*e, 0, strlen (*e));
   char *start, *end;
   if (!sbx_main_argv || !sbx_main_argv[0])
     return;
