@@ -33,11 +33,17 @@ int json_read_fd (int fd, const char *what, size_t max_size, char **out, size_t 
 
 /* Parse `len` bytes; `what` names the document in errors ("config.json"). */
 yajl_val json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err);
+/* Free a whole document: v must be what json_parse returned (its root). */
 void json_free (yajl_val v);
 
 /* Where an object or array of a json_parse tree is in the text it was parsed from:
  * bytes [start, end) (for hashing a section as written). */
 bool json_span (yajl_val v, size_t *start, size_t *end);
+
+/* "BASE.MEMBER[I]" into buf (truncated if need be): the path of an array element,
+ * without printf or malloc (a long seccomp profile has hundreds of them). */
+#define JSON_PATH_MAX 256
+const char *json_path_elem (char buf[JSON_PATH_MAX], const char *base, const char *member, size_t i);
 
 /* Member lookup; JSON null counts as absent (optional fields). */
 yajl_val json_member (yajl_val obj, const char *key);

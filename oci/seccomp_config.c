@@ -43,7 +43,8 @@ parse_args (yajl_val rule, const char *path, struct oci_seccomp_rule *r, struct 
     {
       struct oci_seccomp_arg *a = &r->args[i];
       yajl_val e = arr->u.array.values[i];
-      _cleanup_free_ char *ap = xasprintf ("%s.args[%zu]", path, i);
+      char ap_buf[JSON_PATH_MAX];
+      const char *ap = json_path_elem (ap_buf, path, "args", i);
       const char *op = NULL;
       uint64_t idx;
       int o;
@@ -75,7 +76,8 @@ parse_rules (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_e
     {
       struct oci_seccomp_rule *r = &s->rules[i];
       yajl_val e = arr->u.array.values[i];
-      _cleanup_free_ char *rp = xasprintf ("%s.syscalls[%zu]", path, i);
+      char rp_buf[JSON_PATH_MAX];
+      const char *rp = json_path_elem (rp_buf, path, "syscalls", i);
       uint64_t v;
       if (json_expect_object (e, rp, err) < 0 || json_get_strv (e, rp, "names", true, &r->names, &r->n_names, err) < 0
           || parse_action (e, rp, "action", &r->action, err) < 0
