@@ -150,7 +150,7 @@ int sandbox_skeleton_build (const char *dir, const struct sandbox_interp *in, st
  * sandbox's setup cannot create them in the root-owned skeleton. */
 int sandbox_skeleton_add_mount_points (const char *rootfs, const struct sandbox_policy *p, const char *script_dest,
                                        struct sbx_error *err);
-/* --rootfs: the sandbox's own mount points (/proc, /dev, /sys, /tmp, /work, /sbx) in
+/* --rootfs: the sandbox's own mount points (/proc, /dev, /tmp, /work, /sbx) in
  * the image, made as the caller for the same reason. */
 int sandbox_image_add_mount_points (const char *rootfs, struct sbx_error *err);
 /* ---------------------------------------------------------------- limits */

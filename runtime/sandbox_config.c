@@ -266,8 +266,6 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
   static const char *const dev_opts[] = { "nosuid", "strictatime", "mode=755", "size=65536k", "uid=1000", "gid=1000",
                                           NULL };
   static const char *const pts_opts[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL };
-  static const char *const mq_opts[] = { "nosuid", "noexec", "nodev", NULL };
-  static const char *const sys_opts[] = { "nosuid", "noexec", "nodev", "ro", NULL };
   static const char *const usr_links[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
   _cleanup_free_ char *tmp_size = xasprintf ("size=%llu", (unsigned long long) p->tmp_size);
   const char *const shm_opts[] = { "nosuid", "noexec", "nodev", "mode=1777", tmp_size, "uid=1000", "gid=1000", NULL };
@@ -280,10 +278,8 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
   T (gen_mount (g, "/dev", "tmpfs", "tmpfs", dev_opts));
   T (gen_mount (g, "/dev/pts", "devpts", "devpts", pts_opts));
   T (gen_mount (g, "/dev/shm", "tmpfs", "shm", shm_opts));
-  T (gen_mount (g, "/dev/mqueue", "mqueue", "mqueue", mq_opts));
-  /* sysfs needs a network namespace of our own; with the host's network it stays out */
-  if (p->network != SANDBOX_NET_FULL)
-    T (gen_mount (g, "/sys", "sysfs", "sysfs", sys_opts));
+  /* No /dev/mqueue (CPython's multiprocessing uses /dev/shm) and no /sys: less to
+     set up, and less of the host to describe (CPU counts come from /proc). */
   if (r->interp)
     {
       struct stat st_;

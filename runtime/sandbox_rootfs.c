@@ -24,14 +24,14 @@
 #include "util.h"
 
 /* Bumped whenever the skeleton's shape changes, so old caches are not reused. */
-#define SKELETON_FORMAT "sbx-python-skeleton-2"
+#define SKELETON_FORMAT "sbx-python-skeleton-3"
 #define INTERP_FILE "interp"
 
 /* Top-level entries that are symlinks into /usr on a merged-/usr host (copied as
  * such) or directories (bound read-only). */
 static const char *const usr_links[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
 
-static const char *const skeleton_dirs[] = { "usr", "proc", "sys", "dev", "tmp", "work", "etc", "etc/ssl",
+static const char *const skeleton_dirs[] = { "usr", "proc", "dev", "tmp", "work", "etc", "etc/ssl",
                                              "sbx", "run" };
 
 static int
@@ -241,7 +241,7 @@ fail:
 int
 sandbox_image_add_mount_points (const char *rootfs, struct sbx_error *err)
 {
-  static const char *const dirs[] = { "proc", "dev", "sys", "tmp", "work", "sbx" };
+  static const char *const dirs[] = { "proc", "dev", "tmp", "work", "sbx" };
   _cleanup_close_ int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return sbx_error_set (err, errno, "--rootfs %s", rootfs);
