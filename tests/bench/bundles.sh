@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 rm -rf "$BUNDLES"
 mkdir -p "$BIN" "$BUNDLES" "$STATE" "$RESULTS"
-for c in floorrun idexec crun-hybrid; do
+for c in floorrun idexec crun-hybrid abrun; do
 	gcc -O2 -Wall -o "$BIN/$c" "$BENCH_SRC/$c.c"
 done
 

@@ -79,7 +79,14 @@ if soak:
                f"{statistics.median(t[-k:]):.2f} ms)")
     ratios.append(("soak", f"last {k} / first {k} (means)", f"{last / first:.2f}×", f"{last - first:+.2f} ms"))
 
-for f, title in [("soak-leaks.tsv", "leak check around the sequential runs"),
+deltas = os.path.join(res, "deltas.tsv")
+if os.path.exists(deltas):
+    for line in open(deltas).read().splitlines()[1:]:
+        f = line.split("\t")
+        ratios.append(("deltas", f"{f[0]} (alternated)", f"{float(f[2]) / float(f[1]):.2f}×", f"{float(f[3]):+.2f} ms"))
+
+for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms)"),
+                 ("soak-leaks.tsv", "leak check around the sequential runs"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
     path = os.path.join(res, f)
     if os.path.exists(path):
