@@ -84,6 +84,7 @@ run_query (const char *python, struct sbx_error *err)
       int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
       dup2 (null, 0);
       dup2 (out[1], 1);
+      dup2 (null, 2); /* a non-Python's complaint would be a second error line */
       execve (python, (char *const[]) { (char *) python, "-I", "-S", "-c", (char *) query_code, NULL }, env);
       _exit (127);
     }
