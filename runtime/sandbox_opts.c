@@ -5,6 +5,7 @@
 #include "sandbox.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,33 @@ count (const char *opt, const char *arg, unsigned min, unsigned max, uint64_t *o
   return 0;
 }
 
+/* Where the sandbox's own mounts are: a bind there would replace or hide them. */
+static bool
+reserved_destination (const char *dest)
+{
+  static const char *const exact[] = { "/", "/tmp", SANDBOX_WORKDIR };
+  static const char *const trees[] = { "/proc", "/dev" };
+  char norm[4096];
+  size_t n = 0;
+  /* collapse repeated and trailing slashes: "//proc/" is /proc */
+  for (const char *p = dest; *p && n < sizeof norm - 1; p++)
+    if (!(*p == '/' && n > 0 && norm[n - 1] == '/'))
+      norm[n++] = *p;
+  while (n > 1 && norm[n - 1] == '/')
+    n--;
+  norm[n] = '\0';
+  for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+    if (strcmp (norm, exact[i]) == 0)
+      return true;
+  for (size_t i = 0; i < sizeof trees / sizeof *trees; i++)
+    {
+      size_t len = strlen (trees[i]);
+      if (strncmp (norm, trees[i], len) == 0 && (norm[len] == '/' || norm[len] == '\0'))
+        return true;
+    }
+  return false;
+}
+
 static int
 add_mount (struct sandbox_policy *p, const char *opt, const char *arg, bool writable, struct sbx_error *err)
 {
@@ -66,6 +94,17 @@ add_mount (struct sandbox_policy *p, const char *opt, const char *arg, bool writ
     {
       free (src);
       return cli_usage_error (err, "%s: destination '%s' is not an absolute path", opt, dest);
+    }
+  if (strstr (dest, "/../") || strstr (dest, "/./") || (strlen (dest) >= 3 && strcmp (dest + strlen (dest) - 3, "/..") == 0))
+    {
+      free (src);
+      return cli_usage_error (err, "%s: destination '%s' has a . or .. component", opt, dest);
+    }
+  if (reserved_destination (dest))
+    {
+      free (src);
+      return cli_usage_error (err, "%s: destination '%s' is the sandbox's own (/, /proc, /dev, /tmp, " SANDBOX_WORKDIR
+                                   ")", opt, dest);
     }
   p->mounts = xrealloc (p->mounts, (p->n_mounts + 1) * sizeof *p->mounts);
   p->mounts[p->n_mounts++] = (struct sandbox_mount) { src, dest, writable };

@@ -1053,3 +1053,12 @@ while True:
 	grep -E '^canary: network +PASS' <<<"$stdout"
 	expect_no_processes_of "$RL_UID"
 }
+
+@test "sandbox: --ro/--rw destinations that are the sandbox's own or not plain paths are refused" {
+	local d
+	for d in / //proc/ /dev/shm /work /tmp /a/../proc relative; do
+		sbx_split python --ro /usr/share:"$d" -c 'print(1)'
+		[ "$status" -eq 2 ] || { echo "$d: status $status" >&2; return 1; }
+		assert_one_line_error "--ro"
+	done
+}
