@@ -33,21 +33,6 @@ rfc3339_now (char *buf, size_t len)
   snprintf (buf, len, "%s.%09ldZ", base, ts.tv_nsec);
 }
 
-static void
-write_all (int fd, const char *buf, size_t len)
-{
-  while (len > 0)
-    {
-      ssize_t w = write (fd, buf, len);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return;
-      buf += w;
-      len -= w;
-    }
-}
-
 /* logrus text format quotes msg with Go-style escapes. */
 static char *
 quote_text (const char *s)
@@ -105,7 +90,7 @@ write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
         {
           char warn[512];
           int n = snprintf (warn, sizeof warn, "sbx-oci: cannot open log file %s: %s\n", l->path, strerror (errno));
-          write_all (2, warn, n);
+          fd_write_all (2, warn, n);
           l->path = NULL;
           return;
         }
@@ -127,7 +112,7 @@ write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
         {
           line = xrealloc (line, len + 2);
           line[len] = '\n';
-          write_all (l->fd, line, len + 1);
+          fd_write_all (l->fd, line, len + 1);
           free (line);
         }
     gen_fail:
@@ -135,7 +120,7 @@ write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
         {
           /* still say something: an error the client cannot see is worse */
           static const char fallback[] = "{\"level\":\"error\",\"msg\":\"(message could not be encoded)\"}\n";
-          write_all (l->fd, fallback, sizeof fallback - 1);
+          fd_write_all (l->fd, fallback, sizeof fallback - 1);
         }
       yajl_gen_free (g);
     }
@@ -143,7 +128,7 @@ write_file_line (struct sbx_log *l, enum sbx_log_level level, const char *msg)
     {
       _cleanup_free_ char *q = quote_text (msg);
       _cleanup_free_ char *line = xasprintf ("time=\"%s\" level=%s msg=%s\n", now, level_names[level], q);
-      write_all (l->fd, line, strlen (line));
+      fd_write_all (l->fd, line, strlen (line));
     }
 }
 
@@ -169,7 +154,7 @@ sbx_log_write (struct sbx_log *l, enum sbx_log_level level, const char *fmt, ...
   if (level <= SBX_LOG_WARNING || !l->path)
     {
       _cleanup_free_ char *line = xasprintf ("sbx-oci: %s%s\n", level == SBX_LOG_ERROR ? "" : level == SBX_LOG_WARNING ? "warning: " : "debug: ", msg);
-      write_all (2, line, strlen (line));
+      fd_write_all (2, line, strlen (line));
     }
 }
 

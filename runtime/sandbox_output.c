@@ -14,21 +14,6 @@
 
 #define CHUNK 65536
 
-static void
-write_all (int fd, const char *buf, size_t len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, buf, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return; /* the reader went away: the result still counts the bytes */
-      buf += n;
-      len -= (size_t) n;
-    }
-}
-
 /* One read; false at EOF or on error (the stream is then done). */
 static bool
 read_once (struct output_stream *s)
@@ -48,7 +33,7 @@ read_once (struct output_stream *s)
     return true;
   s->passed += keep;
   if (s->out_fd >= 0)
-    write_all (s->out_fd, buf, keep);
+    fd_write_all (s->out_fd, buf, keep);
   else
     {
       s->buf = xrealloc (s->buf, s->len + keep + 1);

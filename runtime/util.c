@@ -70,3 +70,18 @@ strv_len (char *const *v)
     n++;
   return n;
 }
+
+void
+fd_write_all (int fd, const char *buf, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd, buf, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return;
+      buf += n;
+      len -= (size_t) n;
+    }
+}

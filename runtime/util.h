@@ -76,6 +76,9 @@ void *xmalloc0 (size_t n);
 void *xrealloc (void *p, size_t n);
 char *xstrdup (const char *s);
 char *xmemdup (const void *src, size_t n);
+/* write(2) until done, EINTR retried; gives up silently when the reader is gone (logs,
+ * relayed output: nobody left to tell). */
+void fd_write_all (int fd, const char *buf, size_t len);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 static inline bool
