@@ -249,10 +249,22 @@ fs_write_pid_file (const char *path, pid_t pid, struct sbx_error *err)
 }
 
 /* rm -r of dirfd/name without following a symlink anywhere (the tree may have been
- * written by the sandbox: a symlink to / in it must not send us there). Bounded
- * depth; what cannot be removed stays, and -1 says so. */
+ * written by the sandbox: a symlink to / in it must not send us there). A tree deeper
+ * than REMOVE_DEPTH is not recursed into: its deep part is renamed to the top and
+ * removed by the next pass, so a sandbox's million nested directories cost passes,
+ * not open fds or stack. What cannot be removed stays, and -1 says so. */
+#define REMOVE_DEPTH 48
+#define REMOVE_PASSES 100000
+
+struct remove_ctx
+{
+  int top;          /* the tree's root, where deep parts are hoisted */
+  unsigned hoisted; /* in this pass */
+  unsigned serial;
+};
+
 static int
-remove_tree_at (int parent, const char *name, int depth)
+remove_tree_at (struct remove_ctx *rc, int parent, const char *name, int depth)
 {
   int fd, ret = 0;
   DIR *d;
@@ -261,8 +273,15 @@ remove_tree_at (int parent, const char *name, int depth)
     return 0;
   if (errno != EISDIR && errno != EPERM)
     return -1;
-  if (depth > 256)
-    return -1;
+  if (depth >= REMOVE_DEPTH && rc->top >= 0)
+    {
+      char hoist[32];
+      snprintf (hoist, sizeof hoist, ".sbx-rm-%u", rc->serial++);
+      if (renameat (parent, name, rc->top, hoist) < 0)
+        return -1;
+      rc->hoisted++;
+      return 0;
+    }
   fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 && errno == EACCES && fchmodat (parent, name, 0700, 0) == 0)
     fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* a mode-0 dir of our own */
@@ -278,7 +297,7 @@ remove_tree_at (int parent, const char *name, int depth)
     {
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
-      if (remove_tree_at (dirfd (d), de->d_name, depth + 1) < 0)
+      if (remove_tree_at (rc, dirfd (d), de->d_name, depth + 1) < 0)
         ret = -1;
     }
   closedir (d);
@@ -290,7 +309,39 @@ remove_tree_at (int parent, const char *name, int depth)
 int
 fs_remove_tree (int dirfd, const char *name)
 {
-  return remove_tree_at (dirfd, name, 0);
+  struct remove_ctx rc = { .top = -1 };
+  int ret = 0;
+  if (unlinkat (dirfd, name, 0) == 0 || errno == ENOENT)
+    return 0;
+  rc.top = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (rc.top < 0)
+    return remove_tree_at (&rc, dirfd, name, 0);
+  for (unsigned pass = 0; pass < REMOVE_PASSES; pass++)
+    {
+      DIR *d;
+      struct dirent *de;
+      int again = dup (rc.top);
+      rc.hoisted = 0;
+      ret = 0;
+      if (again < 0 || lseek (again, 0, SEEK_SET) < 0 || !(d = fdopendir (again)))
+        {
+          if (again >= 0)
+            close (again);
+          ret = -1;
+          break;
+        }
+      while ((de = readdir (d)))
+        if (strcmp (de->d_name, ".") != 0 && strcmp (de->d_name, "..") != 0
+            && remove_tree_at (&rc, rc.top, de->d_name, 1) < 0)
+          ret = -1;
+      closedir (d);
+      if (!rc.hoisted)
+        break;
+    }
+  close (rc.top);
+  if (unlinkat (dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    ret = -1;
+  return ret;
 }
 
 /* The first id of a /proc/self/{uid,gid}_map: the one inside the namespace. */

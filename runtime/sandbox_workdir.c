@@ -34,6 +34,7 @@ workdir_prepare (const struct sbx_ctx *ctx, const char *given, uid_t host_uid, g
 {
   char real[PATH_MAX];
   struct stat st;
+  _cleanup_close_ int fd = -1;
   memset (w, 0, sizeof *w);
   if (!given)
     {
@@ -43,16 +44,20 @@ workdir_prepare (const struct sbx_ctx *ctx, const char *given, uid_t host_uid, g
         return sbx_error_set (err, errno, "make a workdir %s", tmpl);
       w->path = xstrdup (tmpl);
       w->temporary = true;
-      if (ctx->as_root && chown (w->path, host_uid, host_gid) < 0)
+      fd = open (w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0 || (ctx->as_root && fchown (fd, host_uid, host_gid) < 0))
         return sbx_error_set (err, errno, "chown the workdir %s", w->path);
       return 0;
     }
   if (!realpath (given, real))
     return sbx_error_set (err, errno, "--workdir %s", given);
-  if (stat (real, &st) < 0 || !S_ISDIR (st.st_mode))
-    return sbx_error_set (err, ENOTDIR, "--workdir %s", given);
   if (strcmp (real, "/") == 0)
     return sbx_error_set (err, 0, "--workdir: the host's / cannot be the workdir");
+  /* Acted on through one fd that is the directory, not a symlink swapped in since
+     realpath: root's chown must land on what the caller named. */
+  fd = open (real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0)
+    return sbx_error_set (err, errno, "--workdir %s", given);
   w->path = xstrdup (real);
   w->owner = st.st_uid;
   w->group = st.st_gid;
@@ -60,7 +65,7 @@ workdir_prepare (const struct sbx_ctx *ctx, const char *given, uid_t host_uid, g
     return 0;
   if (st.st_uid == 0)
     {
-      if (chown (real, host_uid, host_gid) < 0)
+      if (fchown (fd, host_uid, host_gid) < 0)
         return sbx_error_set (err, errno, "--workdir %s: hand it to the sandbox user (uid %u)", given,
                               (unsigned) host_uid);
       return 0;

@@ -1062,3 +1062,22 @@ while True:
 		assert_one_line_error "--ro"
 	done
 }
+
+@test "sandbox: a temporary workdir is removed whatever the program left in it (3000 nested dirs, a symlink to /, a mode-0 dir)" {
+	local before after
+	before=$(find /tmp -maxdepth 1 -name 'sbx-python-*' | wc -l)
+	py -c '
+import os
+os.chdir("/work")
+os.mkdir("locked"); open("locked/f", "w").write("x"); os.chmod("locked", 0)
+os.symlink("/", "root-link")
+for _ in range(3000):
+    os.mkdir("d"); os.chdir("d")
+print("deep")'
+	expect_status 0
+	expect_stdout deep
+	result_is '.workdir == null'
+	after=$(find /tmp -maxdepth 1 -name 'sbx-python-*' | wc -l)
+	[ "$after" -le "$before" ]
+	[ -d /etc ] && [ -f /etc/passwd ] # the symlink to / was not followed
+}
