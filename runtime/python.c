@@ -175,6 +175,20 @@ add_arg (struct python_run *r, const char *a)
   r->args[r->n_args++] = xstrdup (a);
 }
 
+/* The program part's grammar, checked before anything is made (a usage error must
+ * not first ask the interpreter or make a workdir). */
+static int
+check_program_part (int argc, char **argv, struct sbx_error *err)
+{
+  int i = argc > 0 && strcmp (argv[0], "--") == 0 ? 1 : 0;
+  if (i >= argc)
+    return cli_usage_error (err, "python: nothing to run: give -c CODE, -m MODULE, SCRIPT or - (see sbx-oci python "
+                                 "--help)");
+  if ((strcmp (argv[i], "-c") == 0 || strcmp (argv[i], "-m") == 0) && i + 1 >= argc)
+    return cli_usage_error (err, "python: %s needs an argument", argv[i]);
+  return 0;
+}
+
 /* process.args from the program part of the command line. */
 static int
 program_args (struct python_run *r, const char *python, int argc, char **argv, struct sbx_error *err)
@@ -459,6 +473,8 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
                 || (split < argc
                     && (strcmp (argv[split], "-") == 0
                         || (strcmp (argv[split], "--") == 0 && split + 1 < argc && strcmp (argv[split + 1], "-") == 0)));
+  if (check_program_part (argc - split, argv + split, err) < 0)
+    goto out;
   if (prepare (&r, argc - split, argv + split, err) < 0 || open_streams (&r, reads_stdin, err) < 0)
     {
       if (!err->exit_hint)
