@@ -350,7 +350,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
       /* One Landlock domain for both: from ABI 6 a domain cannot signal outside itself,
          and the reaper forwards signals to the program. */
       if (landlock_apply (a->landlock, err) < 0
-          || reaper_fork (p, a->as_root, a->status_fd, &a->ctx->log, err) < 0)
+          || reaper_fork (p, a->as_root, a->pdeathsig, a->status_fd, &a->ctx->log, err) < 0)
         return -1;
       a->landlock = NULL;
     }

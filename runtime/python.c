@@ -247,7 +247,7 @@ static int
 prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
 {
   struct sandbox_policy *p = &r->c->p;
-  _cleanup_free_ char *python = NULL, *cache = xasprintf ("%s/@python", r->ctx->root);
+  _cleanup_free_ char *python = NULL, *cache = xasprintf ("%s/@python", r->ctx->root), *owner = NULL;
   const char *exe;
   uid_t host_uid = r->ctx->as_root ? p->host_uid : geteuid ();
   gid_t host_gid = r->ctx->as_root ? (gid_t) p->host_uid : getegid ();
@@ -308,6 +308,8 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.script_source = r->script_source;
   spec.script_dest = r->script_dest;
   spec.caller_env = (const char *const *) environ;
+  spec.owner = owner = sandbox_owner_annotation ();
+  spec.temp_workdir = r->w.temporary ? r->w.path : NULL;
   r->config = sandbox_config_json (p, &r->limits, &spec, false, &r->config_len, err);
   return r->config ? 0 : -1;
 }
@@ -475,6 +477,7 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
                         || (strcmp (argv[split], "--") == 0 && split + 1 < argc && strcmp (argv[split + 1], "-") == 0)));
   if (check_program_part (argc - split, argv + split, err) < 0)
     goto out;
+  sandbox_sweep_orphans (ctx);
   if (prepare (&r, argc - split, argv + split, err) < 0 || open_streams (&r, reads_stdin, err) < 0)
     {
       if (!err->exit_hint)

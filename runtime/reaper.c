@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -57,6 +58,15 @@ hide_command_line (void)
     memcpy (start, "sbx-init", 8);
 }
 
+/* Whether the runtime died while the signal was not armed: it holds the status
+ * pipe's other end (getppid says 0 to a namespace's init, whatever happened). */
+static bool
+runtime_gone (int status_fd)
+{
+  struct pollfd p = { .fd = status_fd, .events = POLLOUT };
+  return status_fd >= 0 && poll (&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 static void __attribute__ ((noreturn))
 reap (pid_t program, int status_fd, const sigset_t *all)
 {
@@ -83,7 +93,7 @@ reap (pid_t program, int status_fd, const sigset_t *all)
 }
 
 int
-reaper_fork (const struct oci_process *p, bool setgroups_allowed, int status_fd, struct sbx_log *log,
+reaper_fork (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig, int status_fd, struct sbx_log *log,
              struct sbx_error *err)
 {
   struct oci_process self = *p;
@@ -117,6 +127,13 @@ reaper_fork (const struct oci_process *p, bool setgroups_allowed, int status_fd,
     {
       kill (program, SIGKILL);
       _exit (126);
+    }
+  /* The uid change cleared the parent-death signal: without it, a runtime killed with
+     SIGKILL would leave the sandbox running with nobody to enforce its timeout. */
+  if (pdeathsig && prctl (PR_SET_PDEATHSIG, SIGKILL) == 0 && runtime_gone (status_fd))
+    {
+      kill (program, SIGKILL);
+      _exit (137);
     }
   reap (program, status_fd, &all);
 }

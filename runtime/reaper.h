@@ -28,9 +28,10 @@
 /* Whether the config asks for it ("true"; "false" or absent: no). */
 int reaper_wanted (const struct oci_config *c, bool *wanted, struct sbx_error *err);
 /* Fork: returns 0 in the child, which goes on to become the program. The parent
- * becomes the reaper and never returns. status_fd may be -1. Landlock, if any, is
+ * becomes the reaper and never returns. status_fd may be -1; pdeathsig: die with the
+ * runtime (a foreground run), re-armed after the reaper's uid change. Landlock, if any, is
  * the caller's to apply first: both must be in one domain to signal each other. */
-int reaper_fork (const struct oci_process *p, bool setgroups_allowed, int status_fd, struct sbx_log *log,
+int reaper_fork (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig, int status_fd, struct sbx_log *log,
                  struct sbx_error *err);
 
 #endif

@@ -192,6 +192,8 @@ struct sandbox_run_spec
   gid_t workdir_group;
   const char *script_source, *script_dest; /* SCRIPT bound read-only, or NULL */
   const char *const *caller_env;       /* environ: the allow-listed names are copied */
+  const char *owner;        /* sandbox_owner_annotation(), or NULL (a bundle) */
+  const char *temp_workdir; /* the workdir if it is ours to remove, or NULL */
 };
 
 /* pretty: for a bundle people read; compact for `python` (less to parse and hash). */
@@ -199,6 +201,16 @@ char *sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_
                            const struct sandbox_run_spec *r, bool pretty, size_t *len, struct sbx_error *err);
 /* The seccomp profile shipped in the binary (config/seccomp/python.json). */
 extern const char sbx_profile_python_json[];
+
+/* ---------------------------------------------------------------- janitor */
+
+/* Annotations that let a later run clean up after one that was SIGKILLed. */
+#define SANDBOX_OWNER_ANNOTATION "run.sbx-oci.sandbox.owner"
+#define SANDBOX_TEMP_WORKDIR_ANNOTATION "run.sbx-oci.sandbox.workdir"
+char *sandbox_owner_annotation (void); /* "PID STARTTIME" of this process */
+/* Delete the containers (and temporary workdirs) of `sbx-oci python` runs whose
+ * runtime process is gone (sandbox_janitor.c). */
+void sandbox_sweep_orphans (struct sbx_ctx *ctx);
 
 /* ---------------------------------------------------------------- workdir */
 

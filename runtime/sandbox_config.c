@@ -426,6 +426,10 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
   /* our own pid 1: the interpreter gets its signals (kill -TERM, abort, SIGXCPU) */
   GEN (gen_key_string (g, "run.sbx-oci.init", "true"));
   GEN (gen_key_string (g, "run.sbx-oci.sandbox", "python"));
+  if (r->owner)
+    GEN (gen_key_string (g, SANDBOX_OWNER_ANNOTATION, r->owner));
+  if (r->temp_workdir)
+    GEN (gen_key_string (g, SANDBOX_TEMP_WORKDIR_ANNOTATION, r->temp_workdir));
   GEN (yajl_gen_map_close (g));
   GEN (yajl_gen_map_close (g));
   out = gen_finish (g, len);

@@ -1081,3 +1081,31 @@ print("deep")'
 	[ "$after" -le "$before" ]
 	[ -d /etc ] && [ -f /etc/passwd ] # the symlink to / was not followed
 }
+
+@test "sandbox: what a run killed with SIGKILL leaves (state dir, cgroups, temp workdir) is swept by the next run" {
+	local pid id=$(new_id) i state
+	TMPDIR=$BATS_TEST_TMPDIR "$SBX_OCI" --root "$SBX_ROOT" python --id "$id" -c 'import time; time.sleep(30)' \
+		</dev/null >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		[ -f "$SBX_ROOT/$id/state.json" ] && break
+		sleep 0.05
+	done
+	sleep 0.3
+	kill -KILL "$pid"
+	wait "$pid" || true
+	# the sandbox died with its runtime (parent-death signal), its traces stayed
+	for i in $(seq 100); do
+		state=$("$SBX_OCI" --root "$SBX_ROOT" state "$id" | jq -r .status)
+		[ "$state" = stopped ] && break
+		sleep 0.05
+	done
+	[ "$state" = stopped ]
+	[ -n "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'sbx-python-*')" ]
+	# the next run sweeps them
+	py -c 'print("next")'
+	expect_stdout next
+	[ ! -e "$SBX_ROOT/$id" ]
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'sbx-python-*')" ]
+	! ls -d /sys/fs/cgroup/*/sbx-oci/"$id" 2>/dev/null
+}
