@@ -7,7 +7,8 @@
 #   bats     tests/run.sh: the bats suites against the built binary (hybrid host)
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
 #   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
-#   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest
+#   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
+#            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) in the same kind
 #   clients  tests/clients/run.sh: podman and containerd driving sbx-oci (when present)
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
@@ -31,7 +32,10 @@ for stage in $stages; do
 	bats) run_stage bats "$here/run.sh" ;;
 	asan) run_stage asan "$here/asan.sh" ;;
 	fuzz) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;;
-	vm) run_stage vm "$here/vm/run-cgroup-suite.sh" ;;
+	vm)
+		run_stage vm "$here/vm/run-cgroup-suite.sh"
+		run_stage vm-python "$here/vm/run-python-check.sh"
+		;;
 	clients)
 		if [ -x "$here/clients/run.sh" ]; then
 			run_stage clients "$here/clients/run.sh"
