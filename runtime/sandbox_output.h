@@ -17,6 +17,7 @@ struct output_stream
   bool truncated;
   char *buf; /* collected output (out_fd -1), NUL-terminated */
   size_t len;
+  int null_fd; /* /dev/null once truncated (-1 not yet, -2 splice does not work here) */
 };
 
 /* fg_watch.on_fds for an array of streams, fds[i] being streams[i].fd. */
