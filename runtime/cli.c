@@ -48,28 +48,14 @@ cli_parse_bytes (const char *opt, const char *s, int64_t *out, struct sbx_error 
   v = strtod (s, &end);
   if (end == s || !(v >= 0) || !isdigit ((unsigned char) *s))
     return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
-  switch (tolower ((unsigned char) *end))
+  if (*end)
     {
-    case '\0':
-      break;
-    case 'k':
-      mult = 1LL << 10;
+      static const char units[] = "kmgt"; /* binary: k = 2^10, m = 2^20, ... */
+      const char *u = strchr (units, tolower ((unsigned char) *end));
+      if (!u)
+        return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
+      mult = 1LL << (10 * (u - units + 1));
       end++;
-      break;
-    case 'm':
-      mult = 1LL << 20;
-      end++;
-      break;
-    case 'g':
-      mult = 1LL << 30;
-      end++;
-      break;
-    case 't':
-      mult = 1LL << 40;
-      end++;
-      break;
-    default:
-      return cli_usage_error (err, "%s: '%s' is not a size like 512k, 96m or 1g", opt, s);
     }
   if ((*end == 'b' || *end == 'B') && end[1] == '\0')
     end++;

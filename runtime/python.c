@@ -113,16 +113,6 @@ program_start (int argc, char **argv)
   return argc;
 }
 
-static bool
-path_under (const char *path, const char *dir, const char **rest)
-{
-  size_t n = strlen (dir);
-  if (strncmp (path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
-    return false;
-  *rest = path + n;
-  return true;
-}
-
 /* ------------------------------------------------------------------ run */
 
 struct python_run
@@ -218,15 +208,15 @@ program_args (struct python_run *r, const char *python, int argc, char **argv, s
       /* SCRIPT: inside the workdir it is run from there (its siblings importable);
          elsewhere it is bound read-only at /sbx/NAME. */
       char real[PATH_MAX];
-      const char *rest, *base;
+      const char *base;
       struct stat st;
       if (!realpath (argv[i], real) || stat (real, &st) < 0)
         return sbx_error_set (err, errno, "python: script %s", argv[i]);
       if (!S_ISREG (st.st_mode))
         return sbx_error_set (err, 0, "python: script %s is not a regular file", argv[i]);
-      if (path_under (real, r->w.path, &rest))
+      if (path_is_under (real, r->w.path))
         {
-          _cleanup_free_ char *inside = xasprintf (SANDBOX_WORKDIR "%s", rest);
+          _cleanup_free_ char *inside = xasprintf (SANDBOX_WORKDIR "%s", real + strlen (r->w.path));
           add_arg (r, inside);
         }
       else

@@ -31,15 +31,6 @@ static const char query_code[] = "import sys, sysconfig, site\n"
 #define QUERY_TIMEOUT_MS 20000
 #define QUERY_MAX_OUTPUT 65536
 
-static bool
-is_under (const char *path, const char *dir)
-{
-  size_t n = strlen (dir);
-  if (strcmp (dir, "/") == 0)
-    return true;
-  return strncmp (path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 char *
 sandbox_default_python (struct sbx_error *err)
 {
@@ -140,18 +131,18 @@ add_bind (struct sandbox_interp *in, const char *raw, struct sbx_error *err)
   struct stat st;
   if (!realpath (raw, real) || stat (real, &st) < 0 || !S_ISDIR (st.st_mode))
     return 0; /* site-packages that does not exist yet: nothing to see */
-  if (is_under (real, "/usr"))
+  if (path_is_under (real, "/usr"))
     return 0;
-  if (strcmp (real, "/") == 0 || is_under (real, "/proc") || is_under (real, "/sys") || is_under (real, "/dev")
-      || is_under (real, "/etc"))
+  if (strcmp (real, "/") == 0 || path_is_under (real, "/proc") || path_is_under (real, "/sys") || path_is_under (real, "/dev")
+      || path_is_under (real, "/etc"))
     return sbx_error_set (err, 0, "the interpreter's path %s cannot be bound into the sandbox "
                                   "(install it under /usr, /opt or a dedicated prefix)",
                           real);
   for (size_t i = 0; i < in->n_binds; i++)
-    if (is_under (real, in->binds[i]))
+    if (path_is_under (real, in->binds[i]))
       return 0;
   for (size_t i = 0; i < in->n_binds;)
-    if (is_under (in->binds[i], real))
+    if (path_is_under (in->binds[i], real))
       {
         free (in->binds[i]);
         in->binds[i] = in->binds[--in->n_binds];

@@ -65,15 +65,12 @@ reserved_destination (const char *dest)
   while (n > 1 && norm[n - 1] == '/')
     n--;
   norm[n] = '\0';
-  for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+  for (size_t i = 0; i < ARRAY_SIZE (exact); i++)
     if (strcmp (norm, exact[i]) == 0)
       return true;
-  for (size_t i = 0; i < sizeof trees / sizeof *trees; i++)
-    {
-      size_t len = strlen (trees[i]);
-      if (strncmp (norm, trees[i], len) == 0 && (norm[len] == '/' || norm[len] == '\0'))
-        return true;
-    }
+  for (size_t i = 0; i < ARRAY_SIZE (trees); i++)
+    if (path_is_under (norm, trees[i]))
+      return true;
   return false;
 }
 

@@ -260,11 +260,8 @@ made_at_run_time (const char *dest)
 {
   static const char *const owned[] = { "/tmp", SANDBOX_WORKDIR, "/dev", "/proc", "/sys" };
   for (size_t i = 0; i < ARRAY_SIZE (owned); i++)
-    {
-      size_t n = strlen (owned[i]);
-      if (strncmp (dest, owned[i], n) == 0 && (dest[n] == '/' || dest[n] == '\0'))
-        return true;
-    }
+    if (path_is_under (dest, owned[i]))
+      return true;
   return false;
 }
 

@@ -248,7 +248,7 @@ cache_key (const struct oci_seccomp *s, char hex[65])
       bytes = json = gen_finish (g, &len);
       yajl_gen_free (g);
     }
-  snprintf (extra, sizeof extra, "|libseccomp %u.%u.%u|sbx-oci %s|stub 1|tree", v->major, v->minor, v->micro,
+  snprintf (extra, sizeof extra, "|libseccomp %u.%u.%u|sbx-oci %s|enosys-prefix 1|tree", v->major, v->minor, v->micro,
             PACKAGE_VERSION);
   sha256_init (&h);
   sha256_update (&h, bytes ? bytes : "", len);

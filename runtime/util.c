@@ -85,3 +85,12 @@ fd_write_all (int fd, const char *buf, size_t len)
       len -= (size_t) n;
     }
 }
+
+bool
+path_is_under (const char *path, const char *dir)
+{
+  size_t n = strlen (dir);
+  if (strcmp (dir, "/") == 0)
+    return path[0] == '/';
+  return strncmp (path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}

@@ -79,6 +79,9 @@ char *xmemdup (const void *src, size_t n);
 /* write(2) until done, EINTR retried; gives up silently when the reader is gone (logs,
  * relayed output: nobody left to tell). */
 void fd_write_all (int fd, const char *buf, size_t len);
+/* Is path dir itself or below it ("/usr/lib" is under "/usr", "/usrx" is not)? Both
+ * absolute and without "." or ".." components. */
+bool path_is_under (const char *path, const char *dir);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 static inline bool
