@@ -418,16 +418,25 @@ for path in ("/data/new", "/out/new"):
 
 # ---------------------------------------------------------------- root: network
 
-@test "sandbox: --network none: socket(AF_INET) is EPERM and the host port is unreachable" {
-	start_listener
-	py --network none -c "$NET_ATTACK" "$LISTEN_PORT" none
-	expect_status 0
-	expect_stdout "inet socket EPERM
+# What NET_ATTACK reports, with the network off and with loopback only (root and rootless alike).
+NET_NONE_SEES="inet socket EPERM
 inet6 socket EPERM
 unix u
 abstract connect ECONNREFUSED
 outside socket EPERM
 resolv empty"
+NET_LOOPBACK_SEES="inet connect ECONNREFUSED
+inet6 connect ECONNREFUSED
+unix u
+abstract connect ECONNREFUSED
+outside connect ENETUNREACH
+resolv empty"
+
+@test "sandbox: --network none: socket(AF_INET) is EPERM and the host port is unreachable" {
+	start_listener
+	py --network none -c "$NET_ATTACK" "$LISTEN_PORT" none
+	expect_status 0
+	expect_stdout "$NET_NONE_SEES"
 	result_is '.network == "none"'
 	refute grep -q none "$LISTEN_LOG"
 }
@@ -436,12 +445,7 @@ resolv empty"
 	start_listener
 	py -c "$NET_ATTACK" "$LISTEN_PORT" loopback
 	expect_status 0
-	expect_stdout "inet connect ECONNREFUSED
-inet6 connect ECONNREFUSED
-unix u
-abstract connect ECONNREFUSED
-outside connect ENETUNREACH
-resolv empty"
+	expect_stdout "$NET_LOOPBACK_SEES"
 	result_is '.network == "loopback"'
 	refute grep -q loopback "$LISTEN_LOG"
 	# explicitly asked for, the same
@@ -959,20 +963,10 @@ False bar /work /usr/local/bin:/usr/bin:/bin 1000"
 	start_listener
 	rl_py --allow-degraded --network none -c "$NET_ATTACK" "$LISTEN_PORT" rl-none
 	expect_status 0
-	expect_stdout "inet socket EPERM
-inet6 socket EPERM
-unix u
-abstract connect ECONNREFUSED
-outside socket EPERM
-resolv empty"
+	expect_stdout "$NET_NONE_SEES"
 	rl_py --allow-degraded --network loopback -c "$NET_ATTACK" "$LISTEN_PORT" rl-loopback
 	expect_status 0
-	expect_stdout "inet connect ECONNREFUSED
-inet6 connect ECONNREFUSED
-unix u
-abstract connect ECONNREFUSED
-outside connect ENETUNREACH
-resolv empty"
+	expect_stdout "$NET_LOOPBACK_SEES"
 	refute grep -q rl- "$LISTEN_LOG"
 }
 
