@@ -98,7 +98,8 @@ set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, stru
       sbx_error_set (err, errno, "process.capabilities: capset");
       goto out;
     }
-  if (cap_reset_ambient () < 0 && errno != EINVAL)
+  /* One prctl: libcap's cap_reset_ambient() first asks about each capability. */
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     {
       sbx_error_set (err, errno, "process.capabilities.ambient: clear");
       goto out;
@@ -107,7 +108,7 @@ set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, stru
     if ((want->ambient >> cap) & 1)
       {
         /* The kernel needs an ambient capability to be permitted and inheritable. */
-        if (!((perm & inh) >> cap & 1) || cap_set_ambient ((cap_value_t) cap, CAP_SET) < 0)
+        if (!((perm & inh) >> cap & 1) || prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
           sbx_log_write (log, SBX_LOG_WARNING,
                          "process.capabilities.ambient: %s needs to be permitted and inheritable; dropped",
                          sbx_capability_names[cap]);

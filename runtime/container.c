@@ -27,6 +27,7 @@
 
 #include "cgroup.h"
 #include "cgroup_devices.h"
+#include "exec_trampoline.h"
 #include "foreground.h"
 #include "fs.h"
 #include "hooks/hooks.h"
@@ -77,6 +78,7 @@ struct container
   struct run_watch *watch; /* a watched foreground run, once the program started */
   bool with_reaper;         /* run.sbx-oci.init (reaper.h) */
   int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
+  int trampoline_fd;        /* the init's last exec goes through it (exec_trampoline.h); -1 */
 };
 
 static void
@@ -86,7 +88,7 @@ container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct cr
   c->ctx = ctx;
   c->o = o;
   c->bundle_fd = c->root_fd = c->state_fd = c->fifo_fd = -1;
-  c->status_pipe[0] = c->status_pipe[1] = -1;
+  c->status_pipe[0] = c->status_pipe[1] = c->trampoline_fd = -1;
   c->child.pid = c->child.pidfd = c->child.sync_fd = -1;
   for (int i = 0; i < SBX_NS_COUNT; i++)
     c->ns.join_fd[i] = -1;
@@ -108,6 +110,8 @@ container_free (struct container *c)
     close (c->root_fd);
   if (c->bundle_fd >= 0)
     close (c->bundle_fd);
+  if (c->trampoline_fd >= 0)
+    close (c->trampoline_fd);
   for (int i = 0; i < 2; i++)
     if (c->status_pipe[i] >= 0)
       close (c->status_pipe[i]);
@@ -274,18 +278,6 @@ plan (struct container *c, struct sbx_error *err)
 
 /* ------------------------------------------------------- 3: state, cgroup */
 
-static char *
-rfc3339_now (void)
-{
-  struct timespec ts;
-  struct tm tm;
-  char base[32];
-  clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-  return xasprintf ("%s.%09ldZ", base, ts.tv_nsec);
-}
-
 static int
 claim (struct container *c, bool with_fifo, struct sbx_error *err)
 {
@@ -335,7 +327,11 @@ fill_state (struct container *c)
   s->id = xstrdup (c->o->id);
   s->bundle = c->bundle;
   s->rootfs = c->rootfs;
-  s->created = rfc3339_now ();
+  {
+    char now[40];
+    rfc3339_now (now, sizeof now);
+    s->created = xstrdup (now);
+  }
   s->owner = geteuid () == 0 ? xstrdup ("root") : xasprintf ("%d", (int) geteuid ());
   s->annotations = c->config->annotations;
   s->cgroup_mode = c->cg.mode;
@@ -398,6 +394,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->landlock = &c->landlock;
   a->with_reaper = c->with_reaper && c->config->process;
   a->status_fd = -1;
+  a->trampoline_fd = c->trampoline_fd;
   if (a->with_reaper && foreground)
     {
       if (pipe2 (c->status_pipe, O_CLOEXEC) < 0)
@@ -493,14 +490,26 @@ record (struct container *c, struct sbx_error *err)
 static int
 create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
+  bool userns; /* in a user namespace there is nothing to seal (sealed_exe.h) */
   if (load_bundle (c, err) < 0)
     return -1;
-  /* Re-exec'd from the sealed binary before the rest of the planning, which would be
-     done twice (the config's user namespace is all it takes to decide: sealed_exe.h) */
-  if (!c->config->linux_.ns[SBX_NS_USER].present && sealed_exe_ensure (err) < 0)
+  userns = c->config->linux_.ns[SBX_NS_USER].present;
+  /* Without a user namespace: re-exec'd from the sealed binary before the rest of
+     the planning, which would be done twice, unless a foreground run may use the
+     exec trampoline instead (exec_trampoline.h), which the plan confirms. */
+  if (!userns && !exec_trampoline_may_fit (c->config, foreground) && sealed_exe_ensure (err) < 0)
     return -1;
   if (plan (c, err) < 0)
     return -1;
+  if (!userns && exec_trampoline_may_fit (c->config, foreground))
+    {
+      c->trampoline_fd = exec_trampoline_open (&c->seccomp_config);
+      if (c->trampoline_fd < 0 && sealed_exe_ensure (err) < 0)
+        return -1;
+      /* The runtime outlives the init's exec as the host's binary: out of reach of
+         a container process that would see it (a bind of the host's /proc). */
+      prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
   apply_socket_activation (c);
   if (claim (c, !foreground, err) < 0)
     goto fail;

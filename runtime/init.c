@@ -23,6 +23,7 @@
 
 #include "cgroup.h"
 #include "devices.h"
+#include "exec_trampoline.h"
 #include "fs.h"
 #include "hooks/hooks.h"
 #include "idmap.h"
@@ -271,10 +272,10 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (a->cgroup_self_join && a->cg->ops->enter_self (a->cg, err) < 0)
     return -1;
   {
-    int keep[9 + SBX_NS_COUNT + CG1_COUNT];
+    int keep[10 + SBX_NS_COUNT + CG1_COUNT];
     size_t n = 0;
     int mine[] = { a->sync_fd, a->fifo_fd, a->console_fd, a->seccomp_listener_fd, a->bundle_fd, a->ctx->log.fd,
-                   a->cg->v2_dirfd, a->status_fd };
+                   a->cg->v2_dirfd, a->status_fd, a->trampoline_fd };
     for (size_t i = 0; i < ARRAY_SIZE (mine); i++)
       keep[n++] = mine[i];
     for (int i = 0; i < CG1_COUNT; i++)
@@ -354,6 +355,10 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
         return -1;
       a->landlock = NULL;
     }
+  /* The trampoline reports a failed exec on the sync socket, so it must survive the
+     exec into the trampoline; cleared now, before a seccomp filter could refuse it. */
+  if (a->trampoline_fd >= 0 && a->sync_fd >= 0 && fcntl (a->sync_fd, F_SETFD, 0) < 0)
+    return sbx_error_set (err, errno, "exec trampoline: sync socket");
   {
     struct become_args b = {
       .seccomp = a->seccomp,
@@ -375,6 +380,8 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   }
 
   /* 9. exec: on success the sync socket closes (O_CLOEXEC) and the parent sees EOF. */
+  if (a->trampoline_fd >= 0)
+    return exec_trampoline_exec (a->trampoline_fd, a->sync_fd, *program, p, err);
   return program_exec (*program, p, err);
 }
 

@@ -21,18 +21,6 @@ sbx_log_init (struct sbx_log *l)
   l->fd = -1;
 }
 
-static void
-rfc3339_now (char *buf, size_t len)
-{
-  struct timespec ts;
-  struct tm tm;
-  char base[32];
-  clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf (buf, len, "%s.%09ldZ", base, ts.tv_nsec);
-}
-
 /* logrus text format quotes msg with Go-style escapes. */
 static char *
 quote_text (const char *s)

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 /* Allocation failure in a short-lived CLI process has no useful recovery:
  * report and abort rather than thread ENOMEM through every caller. */
@@ -93,4 +94,42 @@ path_is_under (const char *path, const char *dir)
   if (strcmp (dir, "/") == 0)
     return path[0] == '/';
   return strncmp (path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian; H. Hinnant's
+ * days_from_civil inverted). Done here rather than with gmtime_r, whose first call
+ * loads /etc/localtime (tzset) even though UTC needs no zone: seven syscalls of a
+ * one-shot run for nothing. */
+static void
+civil_from_days (long z, int *y, unsigned *m, unsigned *d)
+{
+  z += 719468;
+  long era = (z >= 0 ? z : z - 146096) / 146097;
+  unsigned doe = (unsigned) (z - era * 146097);
+  unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = (int) (yoe + era * 400 + (*m <= 2));
+}
+
+void
+rfc3339_now (char *buf, size_t len)
+{
+  struct timespec ts;
+  long days, secs;
+  int y;
+  unsigned m, d;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  days = ts.tv_sec / 86400;
+  secs = ts.tv_sec % 86400;
+  if (secs < 0)
+    {
+      secs += 86400;
+      days--;
+    }
+  civil_from_days (days, &y, &m, &d);
+  snprintf (buf, len, "%04d-%02u-%02uT%02ld:%02ld:%02ld.%09ldZ", y, m, d, secs / 3600, secs / 60 % 60, secs % 60,
+            ts.tv_nsec);
 }

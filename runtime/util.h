@@ -83,6 +83,8 @@ void fd_write_all (int fd, const char *buf, size_t len);
  * absolute and without "." or ".." components. */
 bool path_is_under (const char *path, const char *dir);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+/* Now as RFC 3339 in UTC with nanoseconds ("2026-11-23T17:53:32.123456789Z"); 40 bytes suffice. */
+void rfc3339_now (char *buf, size_t len);
 
 static inline bool
 str_eq (const char *a, const char *b)

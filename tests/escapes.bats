@@ -258,6 +258,57 @@ joining_bundle() {
 	[ "$seen_init" -ge 1 ] || { echo "the hunter never saw a waiting init" >&2; false; }
 }
 
+# The same attack on a foreground `run` in a new pid namespace, the path that execs
+# through the sealed trampoline instead of re-executing the runtime
+# (runtime/exec_trampoline.h): whatever /proc/self/exe resolved to either ended at once
+# (it was not the runtime) or, if it blocks opening its --log FIFO, its exe cannot be
+# reopened for writing once it is gone. Exec'ing the host's binary directly fails here.
+@test "CVE-2019-5736 (run): /proc/self/exe or #!/proc/self/exe as the program never gets a writable runtime binary" {
+	local sum v pid runner h f
+	sum=$(sha256sum <"$SBX_OCI")
+	SHARED=$BATS_TEST_TMPDIR/shared
+	mkdir -p "$SHARED"
+	chmod 0777 "$SHARED"
+	mkfifo -m 0666 "$SHARED/hold1" "$SHARED/hold2"
+	add_mount /shared bind "$SHARED" rbind rw
+	printf '#!/proc/self/exe --log=/shared/hold2\n' >"$BUNDLE/rootfs/bin/evil"
+	chmod 0755 "$BUNDLE/rootfs/bin/evil"
+	for v in 1 2; do
+		case $v in
+		1) set_args /proc/self/exe --log /shared/hold1 state x ;;
+		2) set_args /bin/evil ;;
+		esac
+		"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-$v" </dev/null >"$BATS_TEST_TMPDIR/run$v.log" 2>&1 &
+		runner=$!
+		# anything but the runtime ends at once; the runtime blocks opening its log
+		for _ in $(seq 200); do
+			kill -0 "$runner" 2>/dev/null || break
+			sleep 0.05
+		done
+		if kill -0 "$runner" 2>/dev/null; then
+			pid=$(container_pid "$ID-$v")
+			exec {h}<"/proc/$pid/exe"
+			exec {f}<>"$SHARED/hold$v" # lets it go (a reader and a writer at once)
+			wait "$runner" || true
+			exec {f}<&-
+			# nothing runs the file now: only its mount or seals can refuse the write
+			run python3 -c 'import errno, os, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND))
+    print("WRITABLE")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "/proc/$$/fd/$h"
+			exec {h}<&-
+			echo "run $v: the program's exe reopened for writing: $output" >&2
+			[[ "$output" == EROFS || "$output" == EPERM ]]
+		else
+			wait "$runner" || true
+			echo "run $v ended: $(cat "$BATS_TEST_TMPDIR/run$v.log")" >&2
+		fi
+	done
+	[ "$(sha256sum <"$SBX_OCI")" = "$sum" ]
+}
+
 # tests/namespaces.bats "mounts: CVE-2019-16884 ..." refuses a tmpfs on /proc/self;
 # here /proc itself is replaced (tmpfs, or a host directory of fake files, as an
 # image volume would), and the outcome is checked from the host: the protections

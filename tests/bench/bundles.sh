@@ -6,6 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 rm -rf "$BUNDLES"
 mkdir -p "$BIN" "$BUNDLES" "$STATE" "$RESULTS"
+mountpoint -q "$STATE" || mount -t tmpfs -o mode=0700,size=64m sbx-bench-state "$STATE"
 for c in floorrun idexec crun-hybrid abrun; do
 	gcc -O2 -Wall -o "$BIN/$c" "$BENCH_SRC/$c.c"
 done
