@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -61,18 +62,69 @@ bind_host_device (int dirfd, const char *name, const struct device_spec *d, stru
   return 0;
 }
 
-static int
-make_device (int rootfd, const struct device_spec *d, bool userns, struct sbx_error *err)
+/* The directory of the last node made, kept open for the next one: the default
+ * devices all live in /dev, a tmpfs this same init mounted a moment ago, where no
+ * other process can have swapped a component since (six path walks saved). */
+struct device_dir
 {
-  _cleanup_free_ char *name = NULL;
-  _cleanup_close_ int parent = fs_open_parent_in_root (rootfd, d->path, &name, true, err);
-  _cleanup_close_ int dir = -1;
-  struct stat st;
+  char *path; /* container path of the directory; NULL when it may not be reused */
+  int fd;
+};
+
+static int
+device_dir_open (int rootfd, const char *path, struct device_dir *dd, char **name, struct sbx_error *err)
+{
+  const char *slash = strrchr (path, '/');
+  size_t len = slash ? (size_t) (slash - path) : 0;
+  _cleanup_close_ int parent = -1;
+  if (!slash || !slash[1])
+    len = (size_t) -1; /* "/dev/x/" and the like: no reuse, the full walk sorts them out */
+  if (dd->fd >= 0 && dd->path && len != (size_t) -1 && strlen (dd->path) == len && strncmp (dd->path, path, len) == 0)
+    {
+      *name = xstrdup (slash + 1);
+      return dd->fd;
+    }
+  parent = fs_open_parent_in_root (rootfd, path, name, true, err);
   if (parent < 0)
     return -1;
-  dir = openat (parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dd->fd >= 0)
+    close (dd->fd);
+  free (dd->path);
+  dd->path = len != (size_t) -1 ? xasprintf ("%.*s", (int) len, path) : NULL;
+  dd->fd = openat (parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dd->fd < 0)
+    return sbx_error_set (err, errno, "open the parent of %s", path);
+  return dd->fd;
+}
+
+/* mknod honoured the umask (0 here); the config's mode is exact, and setuid, setgid
+ * and sticky bits need the chmod. */
+static int
+finish_node (int dir, const char *name, const struct device_spec *d, struct sbx_error *err)
+{
+  if ((d->mode & 07000) && fchmodat (dir, name, d->mode & 07777, 0) < 0)
+    return sbx_error_set (err, errno, "chmod %s", d->path);
+  if (d->has_owner && fchownat (dir, name, d->uid, d->gid, AT_SYMLINK_NOFOLLOW) < 0)
+    return sbx_error_set (err, errno, "chown %s", d->path);
+  return 0;
+}
+
+static int
+make_device (int rootfd, const struct device_spec *d, bool userns, struct device_dir *dd, struct sbx_error *err)
+{
+  _cleanup_free_ char *name = NULL;
+  int dir = device_dir_open (rootfd, d->path, dd, &name, err);
+  struct stat st;
   if (dir < 0)
-    return sbx_error_set (err, errno, "open the parent of %s", d->path);
+    return -1;
+  /* The common case first: nothing there yet, and we may mknod. */
+  if (!userns || d->type == S_IFIFO)
+    {
+      if (FS_CREATE (mknodat (dir, name, d->type | (d->mode & 07777), makedev (d->major, d->minor))) == 0)
+        return finish_node (dir, name, d, err);
+      if (errno != EEXIST)
+        return sbx_error_set (err, errno, "mknod %s", d->path);
+    }
   if (fstatat (dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
     {
       if (is_device (&st, d))
@@ -89,16 +141,7 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct sbx_er
     }
   if (errno != ENOENT)
     return sbx_error_set (err, errno, "stat %s", d->path);
-  if (userns && d->type != S_IFIFO)
-    return bind_host_device (dir, name, d, err);
-  if (FS_CREATE (mknodat (dir, name, d->type | (d->mode & 07777), makedev (d->major, d->minor))) < 0)
-    return sbx_error_set (err, errno, "mknod %s", d->path);
-  /* mknod honoured the umask; the config's mode is exact. */
-  if (fchmodat (dir, name, d->mode & 07777, 0) < 0)
-    return sbx_error_set (err, errno, "chmod %s", d->path);
-  if (d->has_owner && fchownat (dir, name, d->uid, d->gid, AT_SYMLINK_NOFOLLOW) < 0)
-    return sbx_error_set (err, errno, "chown %s", d->path);
-  return 0;
+  return bind_host_device (dir, name, d, err);
 }
 
 static int
@@ -123,6 +166,7 @@ int
 devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_error *err)
 {
   _cleanup_close_ int dev = -1, devdir = -1;
+  struct device_dir dd = { .path = NULL, .fd = -1 };
   mode_t old_umask = umask (0);
   int ret = -1;
 
@@ -143,7 +187,7 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
         .uid = od->has_uid ? od->uid : 0,
         .gid = od->has_gid ? od->gid : 0,
       };
-      if (make_device (rootfd, &d, userns, err) < 0)
+      if (make_device (rootfd, &d, userns, &dd, err) < 0)
         {
           sbx_error_wrap (err, "linux.devices[%zu]", i);
           goto out;
@@ -154,7 +198,7 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
       bool configured = false;
       for (size_t j = 0; j < c->linux_.n_devices; j++)
         configured |= strcmp (c->linux_.devices[j].path, default_devices[i].path) == 0;
-      if (!configured && make_device (rootfd, &default_devices[i], userns, err) < 0)
+      if (!configured && make_device (rootfd, &default_devices[i], userns, &dd, err) < 0)
         goto out;
     }
 
@@ -180,6 +224,9 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
     }
   ret = 0;
 out:
+  if (dd.fd >= 0)
+    close (dd.fd);
+  free (dd.path);
   umask (old_umask);
   return ret;
 }

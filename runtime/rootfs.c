@@ -138,11 +138,22 @@ path_resolve_flags (const char *path)
   return RESOLVE_ROOT_FLAGS;
 }
 
+/* The first masked directory gets an empty read-only tmpfs; the others a clone of
+ * that mount (same flags, same empty superblock): one superblock per container
+ * instead of one per path. */
 static int
-mask_dir (int targetfd, struct sbx_error *err)
+mask_dir (int targetfd, int *empty, struct sbx_error *err)
 {
-  _cleanup_close_ int fsfd = sys_fsopen ("tmpfs", FSOPEN_CLOEXEC);
+  _cleanup_close_ int fsfd = -1;
   _cleanup_close_ int mnt = -1;
+  if (*empty >= 0)
+    {
+      mnt = sys_open_tree (*empty, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      if (mnt < 0 || attach_mount (mnt, targetfd) < 0)
+        return sbx_error_set (err, errno, "mount empty tmpfs");
+      return 0;
+    }
+  fsfd = sys_fsopen ("tmpfs", FSOPEN_CLOEXEC);
   if (fsfd < 0 || sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "mode", "0555", 0) < 0
       || sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "size", "4k", 0) < 0
       || sys_fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
@@ -150,6 +161,7 @@ mask_dir (int targetfd, struct sbx_error *err)
   mnt = sys_fsmount (fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
   if (mnt < 0 || attach_mount (mnt, targetfd) < 0)
     return sbx_error_set (err, errno, "mount empty tmpfs");
+  *empty = steal_fd (&mnt); /* attached now: the next masks clone it */
   return 0;
 }
 
@@ -157,11 +169,15 @@ static int
 mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
 {
   _cleanup_close_ int nullfd = -1;
+  _cleanup_close_ int empty = -1;
+  struct stat root_st;
   if (l->n_masked_paths == 0)
     return 0;
   nullfd = open_checked_null (rootfd, err);
   if (nullfd < 0)
     return -1;
+  if (fstat (rootfd, &root_st) < 0)
+    return sbx_error_set (err, errno, "linux.maskedPaths: stat the container root");
   for (size_t i = 0; i < l->n_masked_paths; i++)
     {
       const char *path = l->masked_paths[i];
@@ -176,11 +192,11 @@ mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
         }
       if (fstat (target, &st) < 0)
         return sbx_error_set (err, errno, "linux.maskedPaths[%zu]: stat %s", i, path);
-      if (fs_same_inode (target, rootfd))
+      if (st.st_dev == root_st.st_dev && st.st_ino == root_st.st_ino)
         return sbx_error_set (err, 0, "linux.maskedPaths[%zu]: %s resolves to the container root", i, path);
       if (S_ISDIR (st.st_mode))
         {
-          if (mask_dir (target, err) < 0)
+          if (mask_dir (target, &empty, err) < 0)
             return sbx_error_wrap (err, "linux.maskedPaths[%zu]: %s", i, path);
         }
       else
