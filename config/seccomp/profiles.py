@@ -20,6 +20,11 @@ AF_UNIX, AF_INET, AF_INET6, AF_VSOCK = 1, 2, 10, 40
 # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET (Docker's mask) | NEWTIME
 CLONE_NAMESPACE_FLAGS = 0x7E020000 | 0x80
 ARCHES = ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"]
+# The Python sandbox runs the host's 64-bit interpreter: it lists no architecture, so
+# its filter covers the native one only and a syscall through another table (int 0x80
+# into the i386 one, the x32 one) kills the thread. Those compat entry points are
+# attack surface no interpreter needs, and the filter is a third the size (it is
+# loaded on every run: ~880 instructions to ~300).
 
 
 def allow(names, **extra):
@@ -147,7 +152,7 @@ def python_profile():
     # narrows this to AF_UNIX.
     rules += [allow(["socket"], args=[{"index": 0, "value": af, "op": "SCMP_CMP_EQ"}])
               for af in (AF_UNIX, AF_INET, AF_INET6)]
-    return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, architectures=ARCHES, syscalls=rules)
+    return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, syscalls=rules)
 
 
 # --------------------------------------------------------------------- default.json
