@@ -125,6 +125,9 @@ int cgroup_v2_apply (struct cgroup *cg, const struct oci_resources *r, const str
                      struct sbx_log *log, struct sbx_error *err);
 int cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s);
 int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
+/* Only what the OOM report of a plain `run` needs (two files instead of a dozen):
+ * false when the cgroup has no memory controller. */
+bool cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit);
 /* v1 hierarchies to join for these resources, and the subset that must exist. */
 uint32_t cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot);
 uint32_t cgroup_v1_required_for (const struct oci_resources *r);

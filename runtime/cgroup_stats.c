@@ -107,3 +107,16 @@ cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s)
     s->cpu_throttled_ns = v * 1000;
   return 0;
 }
+
+bool
+cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit)
+{
+  bool v2 = cg->mode == CGROUP_MODE_UNIFIED;
+  int fd = v2 ? cg->v2_dirfd : cg->v1_dirfd[CG1_MEMORY];
+  *kills = *limit = 0;
+  if (!read_keyed (fd, v2 ? "memory.events" : "memory.oom_control", "oom_kill", kills))
+    return false;
+  if (*kills)
+    read_u64 (fd, v2 ? "memory.max" : "memory.limit_in_bytes", limit);
+  return true;
+}

@@ -557,17 +557,24 @@ static void
 report_oom (struct container *c, struct run_watch *watch)
 {
   struct cgroup_stats st;
-  if (!c->cg.ops || c->cg.ops->stats (&c->cg, &st) < 0)
+  uint64_t kills = 0, limit = 0;
+  if (!c->cg.ops)
     return;
   if (watch)
     {
+      if (c->cg.ops->stats (&c->cg, &st) < 0)
+        return;
       watch->stats = st;
       watch->has_stats = true;
+      kills = st.has_oom ? st.oom_kill : 0;
+      limit = st.memory_limit;
     }
-  if (!st.has_oom || st.oom_kill == 0)
+  else if (!cgroup_oom_kills (&c->cg, &kills, &limit))
+    return;
+  if (kills == 0)
     return;
   sbx_log_write (&c->ctx->log, SBX_LOG_WARNING, "container %s: %llu process(es) killed by the OOM killer (memory limit %llu bytes)",
-                 c->o->id, (unsigned long long) st.oom_kill, (unsigned long long) st.memory_limit);
+                 c->o->id, (unsigned long long) kills, (unsigned long long) limit);
 }
 
 /* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
