@@ -1,11 +1,12 @@
 /* Reading and writing JSON safely.
  *
- * Parsing builds a yajl_tree-compatible tree with yajl's event parser, so that the
- * limits hold *while* parsing rather than after: comments are rejected (yajl_tree_parse
- * silently accepts them), nesting is capped (yajl_tree_free recurses and crashed at a
- * million levels), strings with an embedded NUL are refused (C would truncate them),
- * duplicate object keys are refused (which one wins is ambiguous), and errors carry a
- * line and column.
+ * Parsing (json_parse.c) builds a yajl_tree-compatible tree with a strict RFC 8259
+ * parser of our own, so that the limits hold *while* parsing rather than after:
+ * comments are rejected (yajl_tree_parse silently accepts them), nesting is capped
+ * (yajl_tree_free recurses and crashed at a million levels), strings with an embedded
+ * NUL are refused (C would truncate them), strings must be valid UTF-8, duplicate
+ * object keys are refused (which one wins is ambiguous), and errors carry a line and
+ * column. yajl remains for the types and for writing JSON.
  *
  * Accessors read one member of an object into a typed C value and, on a wrong type or
  * an out-of-range number, report the JSON path of the member ("process.user.uid").

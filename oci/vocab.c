@@ -234,8 +234,10 @@ const size_t sbx_mount_options_count = sizeof sbx_mount_options / sizeof sbx_mou
 const struct sbx_mount_opt_info *
 sbx_mount_opt_lookup (const char *name)
 {
+  /* the first byte before the call: a config's few dozen options each scan a table
+     of seventy names */
   for (size_t i = 0; i < sbx_mount_options_count; i++)
-    if (strcmp (sbx_mount_options[i].name, name) == 0)
+    if (sbx_mount_options[i].name[0] == name[0] && strcmp (sbx_mount_options[i].name, name) == 0)
       return &sbx_mount_options[i];
   return NULL;
 }
@@ -305,7 +307,7 @@ int
 sbx_name_index (const char *const *table, size_t n, const char *name)
 {
   for (size_t i = 0; i < n; i++)
-    if (table[i] && strcmp (table[i], name) == 0)
+    if (table[i] && table[i][0] == name[0] && strcmp (table[i], name) == 0)
       return (int) i;
   return -1;
 }
