@@ -199,8 +199,10 @@ struct sandbox_run_spec
 /* pretty: for a bundle people read; compact for `python` (less to parse and hash). */
 char *sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits *l,
                            const struct sandbox_run_spec *r, bool pretty, size_t *len, struct sbx_error *err);
-/* The seccomp profile shipped in the binary (config/seccomp/python.json). */
+/* The seccomp profiles shipped in the binary (config/seccomp/python.json, and
+ * python-network-none.json for --network none: sockets of AF_UNIX only). */
 extern const char sbx_profile_python_json[];
+extern const char sbx_profile_python_network_none_json[];
 
 /* ---------------------------------------------------------------- janitor */
 

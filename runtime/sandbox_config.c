@@ -108,47 +108,6 @@ gen_rlimit (yajl_gen g, const char *type, int resource, uint64_t soft, uint64_t 
   return yajl_gen_map_close (g);
 }
 
-/* python.json, re-emitted; for --network none, socket() keeps only its AF_UNIX rule
- * (the profile has one rule per allowed family, each an SCMP_CMP_EQ on argument 0). */
-static bool
-is_non_unix_socket_rule (yajl_val rule)
-{
-  yajl_val names = json_member (rule, "names"), args = json_member (rule, "args"), a0, v;
-  if (!names || names->type != yajl_t_array || names->u.array.len != 1
-      || names->u.array.values[0]->type != yajl_t_string || strcmp (names->u.array.values[0]->u.string, "socket") != 0)
-    return false;
-  if (!args || args->type != yajl_t_array || args->u.array.len != 1)
-    return false;
-  a0 = args->u.array.values[0];
-  v = json_member (a0, "value");
-  return v && v->type == yajl_t_number && v->u.number.r && strcmp (v->u.number.r, "1") != 0 /* AF_UNIX */;
-}
-
-static yajl_gen_status
-gen_seccomp (yajl_gen g, yajl_val profile, bool unix_only)
-{
-  yajl_gen_status st = yajl_gen_map_open (g);
-  for (size_t i = 0; st == yajl_gen_status_ok && i < profile->u.object.len; i++)
-    {
-      const char *key = profile->u.object.keys[i];
-      yajl_val v = profile->u.object.values[i];
-      if ((st = gen_string (g, key)) != yajl_gen_status_ok)
-        break;
-      if (strcmp (key, "syscalls") != 0 || !unix_only || v->type != yajl_t_array)
-        {
-          st = gen_tree (g, v);
-          continue;
-        }
-      st = yajl_gen_array_open (g);
-      for (size_t j = 0; st == yajl_gen_status_ok && j < v->u.array.len; j++)
-        if (!is_non_unix_socket_rule (v->u.array.values[j]))
-          st = gen_tree (g, v->u.array.values[j]);
-      if (st == yajl_gen_status_ok)
-        st = yajl_gen_array_close (g);
-    }
-  return st == yajl_gen_status_ok ? yajl_gen_map_close (g) : st;
-}
-
 /* "a:b:c" of the Landlock write annotation: the writable places. */
 static char *
 landlock_writable (const struct sandbox_policy *p)
@@ -337,7 +296,7 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
 
 static yajl_gen_status
 gen_linux (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_limits *l,
-           const struct sandbox_run_spec *r, yajl_val profile)
+           const struct sandbox_run_spec *r, size_t *seccomp_at)
 {
   static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup", "network" };
   size_t n_ns = p->network == SANDBOX_NET_FULL ? ARRAY_SIZE (ns) - 1 : ARRAY_SIZE (ns);
@@ -388,21 +347,50 @@ gen_linux (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_limi
     T (gen_string (g, oci_default_readonly_paths[i]));
   T (yajl_gen_array_close (g));
   T (gen_string (g, "seccomp"));
-  T (gen_seccomp (g, profile, p->network == SANDBOX_NET_NONE));
+  {
+    const unsigned char *buf;
+    T (yajl_gen_get_buf (g, &buf, seccomp_at)); /* the profile goes here (splice_profile) */
+  }
+  T (yajl_gen_null (g));
   return yajl_gen_map_close (g);
+}
+
+/* The shipped profile goes in as the text it is: parsing its 20 KB and generating
+ * them again was a third of `sbx-oci python`'s own work. The generator stopped at
+ * byte `at` after the "seccomp" key and wrote a null for the value ("seccomp":null,
+ * or ": null" when pretty); the text replaces that null. The runtime hashes the
+ * section as written for its filter cache, so the text only has to be the same. */
+static char *
+splice_profile (char *doc, size_t *len, size_t at, const char *profile)
+{
+  size_t v = at, plen = strlen (profile), rest;
+  char *out;
+  if (v < *len && doc[v] == ':')
+    v++;
+  if (v < *len && doc[v] == ' ')
+    v++;
+  if (*len - v < 4 || memcmp (doc + v, "null", 4) != 0)
+    return NULL;
+  rest = *len - v - 4;
+  out = xmalloc0 (v + plen + rest + 1);
+  memcpy (out, doc, v);
+  memcpy (out + v, profile, plen);
+  memcpy (out + v + plen, doc + v + 4, rest);
+  *len = v + plen + rest;
+  return out;
 }
 
 char *
 sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits *l, const struct sandbox_run_spec *r,
                      bool pretty, size_t *len, struct sbx_error *err)
 {
-  yajl_val profile = json_parse (sbx_profile_python_json, strlen (sbx_profile_python_json), "python.json", err);
+  const char *profile = p->network == SANDBOX_NET_NONE ? sbx_profile_python_network_none_json : sbx_profile_python_json;
   _cleanup_free_ char *writable = landlock_writable (p);
+  _cleanup_free_ char *doc = NULL;
   bool as_root = geteuid () == 0;
+  size_t seccomp_at = 0;
   yajl_gen g;
   char *out = NULL;
-  if (!profile)
-    return NULL;
   g = gen_new (pretty);
   GEN (yajl_gen_map_open (g));
   GEN (gen_key_string (g, "ociVersion", "1.3.0"));
@@ -414,7 +402,7 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
   GEN (yajl_gen_map_close (g));
   GEN (gen_key_string (g, "hostname", SANDBOX_HOSTNAME));
   GEN (gen_mounts (g, p, r));
-  GEN (gen_linux (g, p, l, r, profile));
+  GEN (gen_linux (g, p, l, r, &seccomp_at));
   GEN (gen_string (g, "annotations"));
   GEN (yajl_gen_map_open (g));
   /* a second filesystem layer, where the kernel has it (best effort: the result and
@@ -432,12 +420,13 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
     GEN (gen_key_string (g, SANDBOX_TEMP_WORKDIR_ANNOTATION, r->temp_workdir));
   GEN (yajl_gen_map_close (g));
   GEN (yajl_gen_map_close (g));
-  out = gen_finish (g, len);
+  doc = gen_finish (g, len);
+  if (doc)
+    out = splice_profile (doc, len, seccomp_at, profile);
 gen_fail:
   if (!out)
     sbx_error_set (err, 0, "sandbox: generating config.json failed");
   yajl_gen_free (g);
-  json_free (profile);
   return out;
 }
 #undef T

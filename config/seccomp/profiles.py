@@ -136,7 +136,7 @@ def mknod_without_devices():
             for kind in (0, S_IFREG, S_IFIFO, S_IFSOCK)]
 
 
-def python_profile():
+def python_profile(families=(AF_UNIX, AF_INET, AF_INET6)):
     names = set()
     for group in (PYTHON_FILES, PYTHON_MEMORY, PYTHON_THREADS, PYTHON_PROCESSES, PYTHON_TIME, PYTHON_EVENTS,
                   PYTHON_SOCKETS, PYTHON_ADDED):
@@ -148,10 +148,10 @@ def python_profile():
     rules += personality_allowed()
     rules += ioctl_without([TIOCSTI, TIOCLINUX])
     # Sockets: unix, inet, inet6 only (netlink, packet, vsock and rare families stay
-    # refused, which also stops module autoloading). `sbx-oci bundle --network none`
-    # narrows this to AF_UNIX.
+    # refused, which also stops module autoloading). python-network-none.json, which
+    # `sbx-oci python --network none` uses, narrows this to AF_UNIX.
     rules += [allow(["socket"], args=[{"index": 0, "value": af, "op": "SCMP_CMP_EQ"}])
-              for af in (AF_UNIX, AF_INET, AF_INET6)]
+              for af in families]
     return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, syscalls=rules)
 
 
@@ -194,7 +194,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     check = "--check" in sys.argv
     stale = []
-    for name, profile in (("default.json", default_profile()), ("python.json", python_profile())):
+    for name, profile in (("default.json", default_profile()), ("python.json", python_profile()),
+                          ("python-network-none.json", python_profile(families=(AF_UNIX,)))):
         text = json.dumps(profile, indent=1) + "\n"
         path = os.path.join(here, name)
         if check:
