@@ -482,8 +482,10 @@ record (struct container *c, struct sbx_error *err)
     return -1;
   if (c->o->pid_file && fs_write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
     return -1;
-  /* Recorded: other commands (kill, delete) may act on the container from now on. */
-  flock (c->state_fd, LOCK_UN);
+  /* Recorded: other commands (kill, delete) may act on the container from now on;
+     with the exec trampoline only once the init has exec'd (exec_trampoline.h). */
+  if (c->trampoline_fd < 0)
+    flock (c->state_fd, LOCK_UN);
   return 0;
 }
 
@@ -666,6 +668,8 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
     int32_t pid = c.child.pid;
     if (sync_send (c.child.sync_fd, SYNC_START, &pid, sizeof pid, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
       goto abort;
+    if (c.trampoline_fd >= 0)
+      flock (c.state_fd, LOCK_UN); /* pid 1 is the program now: `exec` may join */
   }
   if (watch)
     {

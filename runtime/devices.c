@@ -97,12 +97,12 @@ device_dir_open (int rootfd, const char *path, struct device_dir *dd, char **nam
   return dd->fd;
 }
 
-/* mknod honoured the umask (0 here); the config's mode is exact, and setuid, setgid
- * and sticky bits need the chmod. */
+/* mknod honoured the umask, or a default ACL of the directory instead: the config's
+ * mode is exact. */
 static int
 finish_node (int dir, const char *name, const struct device_spec *d, struct sbx_error *err)
 {
-  if ((d->mode & 07000) && fchmodat (dir, name, d->mode & 07777, 0) < 0)
+  if (fchmodat (dir, name, d->mode & 07777, 0) < 0)
     return sbx_error_set (err, errno, "chmod %s", d->path);
   if (d->has_owner && fchownat (dir, name, d->uid, d->gid, AT_SYMLINK_NOFOLLOW) < 0)
     return sbx_error_set (err, errno, "chown %s", d->path);

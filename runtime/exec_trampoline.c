@@ -36,6 +36,17 @@ exec_trampoline_may_fit (const struct oci_config *c, bool foreground_run)
     return false;
   if (!c->linux_.ns[SBX_NS_PID].present || c->linux_.ns[SBX_NS_PID].path)
     return false;
+  /* An LSM exec label would land on the trampoline, not on the program (SELinux would
+     want an entrypoint rule for a memfd: runc-dmz met that, runc#4057). */
+  if (c->process->selinux_label || c->process->apparmor_profile)
+    return false;
+  /* An exec with no file capabilities leaves a non-root process the ambient set only,
+     and under no_new_privs the program's own file capabilities cannot then go above
+     it, where from the init they could reach the configured permitted set
+     (runc#4125). Root's sets are the same after any number of execs. */
+  if (c->process->user.uid != 0 && c->process->no_new_privileges && c->process->has_capabilities
+      && (c->process->caps.permitted & ~c->process->caps.ambient))
+    return false;
   for (size_t i = 0; i < ARRAY_SIZE (before_exec); i++)
     if (c->hooks[before_exec[i]].n)
       return false;
@@ -115,6 +126,7 @@ exec_trampoline_exec (int trampoline_fd, int sync_fd, const char *path, const st
   memcpy (argv + 3, p->args, p->n_args * sizeof *argv);
   syscall (SYS_execveat, trampoline_fd, "", argv, p->env ? p->env : empty, AT_EMPTY_PATH);
   sbx_error_set (err, errno, "exec %s (through the exec trampoline)", path);
+  err->exit_hint = SBX_EXIT_NOT_EXECUTABLE;
   free (argv);
   return -1;
 }

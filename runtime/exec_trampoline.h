@@ -18,11 +18,18 @@
  * (exec_trampoline_prog.c), which execs the container's program: /proc/self/exe at
  * that moment is the sealed memfd, which nobody can write.
  *
+ * The state dir stays locked until that exec is done, so an `exec` (which reads
+ * the state under the lock) cannot join the container while its pid 1 is still the
+ * runtime: with CAP_SYS_PTRACE a joined process could open /proc/1/exe.
+ *
  * Everything else keeps the sealed re-exec: `create` (an `exec` may join before
  * `start`), `exec`, a joined or absent pid namespace, hooks that run before the
  * program (they may run image code next to the init), the container's own init
- * (it stays the runtime binary, as pid 1), a seccomp profile that does not allow
- * execveat outright, and kernels that refuse executable memfds. */
+ * (it stays the runtime binary, as pid 1), an SELinux label or AppArmor profile (they
+ * apply to the next exec: the trampoline's), a non-root user under no_new_privs with
+ * permitted capabilities beyond the ambient ones (a second exec would lose them), a
+ * seccomp profile that does not allow execveat outright, and kernels that refuse
+ * executable memfds. */
 #ifndef SBX_EXEC_TRAMPOLINE_H
 #define SBX_EXEC_TRAMPOLINE_H
 
@@ -34,7 +41,7 @@
 
 /* The config-only part of the decision, before planning (no user namespace is the
  * caller's business): a foreground run, a new pid namespace, no pre-exec hooks, no
- * own init. */
+ * own init, no LSM label, capabilities that survive a second exec. */
 bool exec_trampoline_may_fit (const struct oci_config *c, bool foreground_run);
 
 /* The rest, after planning: the seccomp profile allows execveat unconditionally.

@@ -45,7 +45,11 @@ block (struct sha256 *s, const unsigned char *p)
  * on every create). Same results: tests/unit/sha256_test.c checks both. */
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include <sys/platform/x86.h>
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.34 */
+#else
+#include <cpuid.h>
+#endif
 
 /* What glibc found at start-up (it asked cpuid then): asking again here would cost
  * two cpuid instructions, each a VM exit of ~4 us on a virtual machine. */
@@ -53,8 +57,17 @@ static bool
 cpu_has_sha_ni (void)
 {
   static int known = -1;
-  if (known < 0)
-    known = CPU_FEATURE_ACTIVE (SHA) && CPU_FEATURE_ACTIVE (SSE4_1) && CPU_FEATURE_ACTIVE (SSSE3);
+  if (known >= 0)
+    return known;
+#if __has_include(<sys/platform/x86.h>)
+  known = CPU_FEATURE_ACTIVE (SHA) && CPU_FEATURE_ACTIVE (SSE4_1) && CPU_FEATURE_ACTIVE (SSSE3);
+#else
+  {
+    unsigned a, b, c, d;
+    known = __get_cpuid_count (7, 0, &a, &b, &c, &d) && (b & (1u << 29)) && __get_cpuid (1, &a, &b, &c, &d)
+            && (c & bit_SSE4_1) && (c & bit_SSSE3);
+  }
+#endif
   return known;
 }
 

@@ -68,6 +68,7 @@ requires() {
 		python-stack) /usr/bin/python3 -c 'import numpy, pandas' 2>/dev/null ||
 			why="needs /usr/bin/python3 with python3-numpy and python3-pandas (contrib/dev-setup.sh)" ;;
 		x86_64) [ "$(uname -m)" = x86_64 ] || why="uses x86_64 syscall numbers" ;;
+		setcap) command -v setcap >/dev/null || why="needs setcap (libcap2-bin)" ;;
 		build-tree) [ -f "${SBX_BUILD_DIR:-}/Makefile" ] || why="needs the build tree (SBX_BUILD_DIR, set by make check)" ;;
 		*) why="unknown requirement $req" ;;
 		esac

@@ -120,6 +120,29 @@ load helpers
 	[ "$output" = EPERM ]
 }
 
+# runc#4125: exec'ing the program through a helper binary first (runc-dmz; our exec
+# trampoline) leaves a non-root process only its ambient capabilities, and under
+# no_new_privs the program's file capabilities could then not bring back what the
+# config permits.
+@test "caps: a non-root program's file capabilities within the permitted set work under no_new_privs" {
+	requires setcap
+	mkdir -p "$BUNDLE/rootfs/opt"
+	cp "$BUNDLE/rootfs/bin/busybox" "$BUNDLE/rootfs/opt/busybox"
+	setcap cap_net_bind_service+ep "$BUNDLE/rootfs/opt/busybox"
+	update_config '.process.user = {"uid": 1000, "gid": 1000} | .process.noNewPrivileges = true
+		| .process.capabilities = {"bounding": ["CAP_NET_BIND_SERVICE"], "effective": ["CAP_NET_BIND_SERVICE"],
+			"permitted": ["CAP_NET_BIND_SERVICE"], "inheritable": ["CAP_NET_BIND_SERVICE"], "ambient": []}'
+	set_args /opt/busybox grep ^CapEff /proc/self/status
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "CapEff:	0000000000000400" ]
+	# and a program without file capabilities gets none (the ambient set is empty)
+	set_args grep ^CapEff /proc/self/status
+	sbx run --bundle "$BUNDLE" "$ID-2"
+	[ "$status" -eq 0 ]
+	[ "$output" = "CapEff:	0000000000000000" ]
+}
+
 @test "noNewPrivileges: set when asked, not otherwise" {
 	set_args sh -c 'grep NoNewPrivs /proc/self/status'
 	sbx run --bundle "$BUNDLE" "$ID"
