@@ -492,18 +492,20 @@ record (struct container *c, struct sbx_error *err)
 static int
 create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
-  bool userns; /* in a user namespace there is nothing to seal (sealed_exe.h) */
+  bool seal, trampoline;
   if (load_bundle (c, err) < 0)
     return -1;
-  userns = c->config->linux_.ns[SBX_NS_USER].present;
-  /* Without a user namespace: re-exec'd from the sealed binary before the rest of
-     the planning, which would be done twice, unless a foreground run may use the
-     exec trampoline instead (exec_trampoline.h), which the plan confirms. */
-  if (!userns && !exec_trampoline_may_fit (c->config, foreground) && sealed_exe_ensure (err) < 0)
+  /* In a user namespace there is nothing to seal (sealed_exe.h). Without one: re-exec'd
+     from the sealed binary before the rest of the planning, which would be done twice,
+     unless a foreground run may use the exec trampoline instead (exec_trampoline.h),
+     which the plan confirms. */
+  seal = !c->config->linux_.ns[SBX_NS_USER].present;
+  trampoline = seal && exec_trampoline_may_fit (c->config, foreground);
+  if (seal && !trampoline && sealed_exe_ensure (err) < 0)
     return -1;
   if (plan (c, err) < 0)
     return -1;
-  if (!userns && exec_trampoline_may_fit (c->config, foreground))
+  if (trampoline)
     {
       c->trampoline_fd = exec_trampoline_open (&c->seccomp_config);
       if (c->trampoline_fd < 0 && sealed_exe_ensure (err) < 0)
