@@ -79,6 +79,7 @@ struct container
   bool with_reaper;         /* run.sbx-oci.init (reaper.h) */
   int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
   int trampoline_fd;        /* the init's last exec goes through it (exec_trampoline.h); -1 */
+  bool unacked_start;       /* foreground run, nothing between ready and exec: see spawn() */
 };
 
 static void
@@ -365,6 +366,8 @@ run_runtime_hooks (struct container *c, enum sbx_hook_kind kind, const char *sta
   return hooks_run (&c->config->hooks[kind], sbx_hook_names[kind], json, len, err);
 }
 
+static int record (struct container *c, struct sbx_error *err);
+
 static int
 spawn (struct container *c, bool foreground, struct sbx_error *err)
 {
@@ -395,6 +398,14 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->with_reaper = c->with_reaper && c->config->process;
   a->status_fd = -1;
   a->trampoline_fd = c->trampoline_fd;
+  /* A foreground run with nothing to do between the init's setup and its exec (no
+     hook runs in between, no seccomp listener needs the host pid): the state is
+     recorded while the init sets up, and the init goes on to exec without waiting
+     for SYNC_START. That saves a round trip between the two processes and takes
+     the state's writes off the critical path (two wake-ups across CPUs, ~0.1 ms). */
+  c->unacked_start = foreground && !has_hooks (c->config, SBX_HOOK_START_CONTAINER)
+                     && !(a->seccomp && a->seccomp->notify);
+  a->unacked_start = c->unacked_start;
   if (a->with_reaper && foreground)
     {
       if (pipe2 (c->status_pipe, O_CLOEXEC) < 0)
@@ -457,8 +468,13 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
           || sync_send (c->child.sync_fd, SYNC_HOOKS_DONE, NULL, 0, err) < 0)
         return -1;
     }
+  if (c->unacked_start && record (c, err) < 0)
+    return -1;
   if (sync_expect (c->child.sync_fd, SYNC_READY, NULL, NULL, err) < 0)
     return -1;
+  /* Set up: other commands may act on it from now on (record() says when not). */
+  if (c->unacked_start && c->trampoline_fd < 0)
+    flock (c->state_fd, LOCK_UN);
   if (c->fifo_fd >= 0)
     {
       close (c->fifo_fd); /* the init holds its own copy */
@@ -483,8 +499,9 @@ record (struct container *c, struct sbx_error *err)
   if (c->o->pid_file && fs_write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
     return -1;
   /* Recorded: other commands (kill, delete) may act on the container from now on;
-     with the exec trampoline only once the init has exec'd (exec_trampoline.h). */
-  if (c->trampoline_fd < 0)
+     with the exec trampoline only once the init has exec'd (exec_trampoline.h), and
+     when recorded during the setup only once the init is ready (spawn()). */
+  if (c->trampoline_fd < 0 && !c->unacked_start)
     flock (c->state_fd, LOCK_UN);
   return 0;
 }
@@ -518,7 +535,7 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
   if (claim (c, !foreground, err) < 0)
     goto fail;
   fill_state (c);
-  if (spawn (c, foreground, err) < 0 || record (c, err) < 0)
+  if (spawn (c, foreground, err) < 0 || (!c->unacked_start && record (c, err) < 0))
     goto fail;
   return 0;
 fail:
@@ -668,7 +685,8 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
     }
   {
     int32_t pid = c.child.pid;
-    if (sync_send (c.child.sync_fd, SYNC_START, &pid, sizeof pid, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
+    if ((!c.unacked_start && sync_send (c.child.sync_fd, SYNC_START, &pid, sizeof pid, err) < 0)
+        || sync_wait_exec (c.child.sync_fd, err) < 0)
       goto abort;
     if (c.trampoline_fd >= 0)
       flock (c.state_fd, LOCK_UN); /* pid 1 is the program now: `exec` may join */

@@ -205,6 +205,8 @@ wait_for_start (struct init_args *a, struct sbx_error *err)
   ssize_t r;
   int32_t pid = 0;
   size_t len = sizeof pid;
+  if (a->unacked_start)
+    return 0; /* the parent records the state meanwhile (container.c, spawn) */
   if (a->foreground)
     {
       if (sync_expect (a->sync_fd, SYNC_START, &pid, &len, err) < 0)

@@ -26,6 +26,7 @@ struct init_args
   int sync_fd;         /* the child's end */
   int fifo_fd;         /* create: exec.fifo opened O_RDWR; run: -1 */
   bool foreground;     /* run: wait for SYNC_START instead of the fifo */
+  bool unacked_start;  /* foreground: exec once ready, without waiting for SYNC_START */
   bool pdeathsig;      /* die with the runtime process while it is our parent */
   bool parent_hooks;   /* prestart/createRuntime hooks: stop after the mounts */
   int preserve_fds;
@@ -38,7 +39,7 @@ struct init_args
   const struct landlock_plan *landlock;  /* run.sbx-oci.landlock.* (landlock.h) */
   int seccomp_listener_fd; /* listenerPath, connected by the parent; -1 if none */
   const char *seccomp_metadata;
-  pid_t host_pid;      /* our pid as the runtime sees it (sent with START/COMMITTED) */
+  pid_t host_pid;      /* our pid as the runtime sees it (sent with START/COMMITTED; 0 if unacked_start) */
   int pty_slave;       /* the terminal's slave, once made */
   int stdio[3];        /* fds to become stdin/stdout/stderr; -1: keep ours */
   bool cgroup_self_join; /* join cg ourselves (cgroup_ops.enter_self) before anything */
