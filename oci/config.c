@@ -448,7 +448,7 @@ oci_config_parse (char *raw, size_t len, const char *what, const struct oci_pars
 
   c->raw = raw;
   c->raw_len = len;
-  c->tree = json_parse (raw, len, what, err);
+  c->tree = json_parse_config (raw, len, what, err); /* the seccomp rules when needed */
   if (!c->tree)
     goto fail;
   if (c->tree->type != yajl_t_object)

@@ -34,6 +34,14 @@ int json_read_fd (int fd, const char *what, size_t max_size, char **out, size_t 
 
 /* Parse `len` bytes; `what` names the document in errors ("config.json"). */
 yajl_val json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err);
+/* The same for a config document, except that linux.seccomp.syscalls is only found,
+ * not parsed: an empty array for which json_is_deferred is true, and which
+ * json_parse_deferred parses (strictly, errors located in `text`) when it is needed
+ * (json_parse.c says why this is sound). */
+yajl_val json_parse_config (const char *buf, size_t len, const char *what, struct sbx_error *err);
+bool json_is_deferred (yajl_val v);
+/* v: a deferred array of a document parsed from `text`; a new document to json_free. */
+yajl_val json_parse_deferred (const char *text, yajl_val v, const char *what, struct sbx_error *err);
 /* Free a whole document: v must be what json_parse returned (its root). */
 void json_free (yajl_val v);
 

@@ -151,6 +151,8 @@ struct builder
   yajl_val root;
   const char *fail; /* our reason for stopping the parse */
   struct json_arena *arena;
+  bool defer_seccomp_rules;                      /* json_parse_config */
+  const char *stack_key[SBX_JSON_MAX_DEPTH + 1]; /* the key each open container is under */
 };
 
 /* Objects and arrays carry where they are in the parsed text (json_span); the root,
@@ -160,6 +162,7 @@ struct container_node
   struct yajl_val_s v; /* first: the node's address is the allocation's */
   size_t start, end;
   struct json_arena *arena; /* the root's: everything of the document */
+  bool deferred;            /* an array left unparsed (json_parse_config) */
 };
 
 /* The root is the first value parsed, at depth 0: it gets the bigger node. */
@@ -304,10 +307,12 @@ push (struct builder *b, yajl_type type, size_t at)
       b->fail = "nesting is deeper than the limit of " "64" " levels";
       return 0;
     }
+  const char *key = b->key; /* attach takes it; it stays in the arena */
   v = node_alloc (b, type);
   ((struct container_node *) v)->start = at; /* the '{' or '[' */
   if (!attach (b, v))
     return 0;
+  b->stack_key[b->depth] = key;
   b->stack[b->depth++] = v;
   return 1;
 }
@@ -566,6 +571,56 @@ unexpected (char c, const char *otherwise)
 
 static bool parse_value (struct parser *P);
 
+/* json_parse_config leaves linux.seccomp.syscalls unparsed: the array is most of a
+ * config with a seccomp profile (300 names and more), and the runtime needs it only
+ * when the compiled filter is not in its cache, whose key hashes the seccomp
+ * section's bytes. The bytes of a cached section were parsed strictly when it was
+ * compiled (json_parse_deferred); the same bytes with the same brackets are the same
+ * valid JSON. */
+static bool
+at_seccomp_rules (const struct builder *b)
+{
+  return b->defer_seccomp_rules && b->depth == 3 && b->key && strcmp (b->key, "syscalls") == 0
+         && b->stack_key[2] && strcmp (b->stack_key[2], "seccomp") == 0 && b->stack_key[1]
+         && strcmp (b->stack_key[1], "linux") == 0;
+}
+
+/* The array at P->p ('['), skipped to its matching ']' by brackets and strings
+ * only: an empty array node that knows its span, marked deferred. A malformed
+ * inside is found when json_parse_deferred parses it. */
+static bool
+skip_deferred_array (struct parser *P)
+{
+  size_t depth = 0;
+  const char *p = P->p;
+  if (!push (P->b, yajl_t_array, (size_t) (p - P->buf)))
+    return fail_at (P, p, P->b->fail);
+  for (; p < P->end; p++)
+    {
+      char c = *p;
+      if (c == '"')
+        {
+          for (p++; p < P->end && *p != '"'; p++)
+            if (*p == '\\')
+              p++;
+          if (p >= P->end)
+            break;
+        }
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > SBX_JSON_MAX_DEPTH)
+            return fail_at (P, p, "nesting is deeper than the limit of " "64" " levels");
+        }
+      else if ((c == ']' || c == '}') && --depth == 0)
+        {
+          P->p = p + 1;
+          ((struct container_node *) P->b->stack[P->b->depth - 1])->deferred = true;
+          return cb_end (P->b, (size_t) (P->p - P->buf));
+        }
+    }
+  return fail_at (P, P->end, "premature end of input in an array");
+}
+
 /* An object or array whose opening bracket is at P->p. */
 static bool
 parse_container (struct parser *P, bool object)
@@ -629,6 +684,8 @@ parse_value (struct parser *P)
     case '{':
       return parse_container (P, true);
     case '[':
+      if (at_seccomp_rules (P->b))
+        return skip_deferred_array (P);
       return parse_container (P, false);
     case '"':
       return parse_string (P, &s, &len) && (cb_string (P->b, s, len, false) || fail_at (P, P->p, P->b->fail));
@@ -645,17 +702,20 @@ parse_value (struct parser *P)
     }
 }
 
-yajl_val
-json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err)
+/* One value in buf[start, end), which must hold nothing else; errors and spans count
+ * from buf. */
+static yajl_val
+parse_document (const char *buf, size_t start, size_t end, const char *what, bool defer, struct sbx_error *err)
 {
-  struct builder b = { 0 };
-  struct parser P = { .buf = buf, .p = buf, .end = buf + len, .b = &b };
+  struct builder b = { .defer_seccomp_rules = defer };
+  struct parser P = { .buf = buf, .p = buf + start, .end = buf + end, .b = &b };
+  const char *nul = memchr (buf + start, '\0', end - start);
   size_t line, col;
   bool ok;
 
-  if (memchr (buf, '\0', len))
+  if (nul)
     {
-      offset_to_line_col (buf, (size_t) ((const char *) memchr (buf, '\0', len) - buf), &line, &col);
+      offset_to_line_col (buf, (size_t) (nul - buf), &line, &col);
       sbx_error_set (err, 0, "%s: parse error at line %zu col %zu: NUL byte in input", what, line, col);
       return NULL;
     }
@@ -666,7 +726,7 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
       return NULL;
     }
   b.arena = xmalloc0 (sizeof *b.arena);
-  b.arena->next_cap = len * 2 + 1024; /* one chunk for most documents */
+  b.arena->next_cap = (end - start) * 2 + 1024; /* one chunk for most documents */
   ok = parse_value (&P);
   if (ok)
     {
@@ -682,6 +742,36 @@ json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err
     free (b.keys[i].slots);
   arena_free (b.arena);
   return NULL;
+}
+
+yajl_val
+json_parse (const char *buf, size_t len, const char *what, struct sbx_error *err)
+{
+  return parse_document (buf, 0, len, what, false, err);
+}
+
+yajl_val
+json_parse_config (const char *buf, size_t len, const char *what, struct sbx_error *err)
+{
+  return parse_document (buf, 0, len, what, true, err);
+}
+
+bool
+json_is_deferred (yajl_val v)
+{
+  return v && v->type == yajl_t_array && ((const struct container_node *) v)->deferred;
+}
+
+yajl_val
+json_parse_deferred (const char *text, yajl_val v, const char *what, struct sbx_error *err)
+{
+  const struct container_node *c = (const struct container_node *) v;
+  if (!json_is_deferred (v))
+    {
+      sbx_error_set (err, 0, "%s: internal error: not a deferred array", what);
+      return NULL;
+    }
+  return parse_document (text, c->start, c->end, what, false, err);
 }
 
 void

@@ -63,13 +63,8 @@ parse_args (yajl_val rule, const char *path, struct oci_seccomp_rule *r, struct 
 }
 
 static int
-parse_rules (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_error *err)
+parse_rules (yajl_val arr, const char *path, struct oci_seccomp *s, struct sbx_error *err)
 {
-  yajl_val arr = NULL;
-  if (json_get_array (obj, path, "syscalls", false, &arr, err) < 0)
-    return -1;
-  if (!arr)
-    return 0;
   s->rules = xmalloc0 ((arr->u.array.len + 1) * sizeof *s->rules);
   s->n_rules = arr->u.array.len;
   for (size_t i = 0; i < arr->u.array.len; i++)
@@ -98,23 +93,38 @@ parse_rules (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_e
   return 0;
 }
 
+/* What needs the rules and the rest of the section together. */
+static int
+check_listener (const struct oci_seccomp *s, const char *path, struct sbx_error *err)
+{
+  if (s->uses_notify && !s->listener_path)
+    return sbx_error_set (err, 0, "%s.listenerPath: SCMP_ACT_NOTIFY needs a listener socket", path);
+  return 0;
+}
+
 int
 oci_seccomp_parse (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_error *err)
 {
   _cleanup_free_ const char **archs = NULL, **flags = NULL;
   size_t n_archs = 0, n_flags = 0;
   uint64_t v;
+  yajl_val rules = NULL;
   memset (s, 0, sizeof *s);
   if (!obj)
     return 0;
   s->tree = obj;
+  s->path = path;
   if (json_expect_object (obj, path, err) < 0 || parse_action (obj, path, "defaultAction", &s->default_action, err) < 0
       || json_get_u64 (obj, path, "defaultErrnoRet", false, 4095, &v, &s->has_default_errno_ret, err) < 0
       || json_get_strv (obj, path, "architectures", false, &archs, &n_archs, err) < 0
       || json_get_strv (obj, path, "flags", false, &flags, &n_flags, err) < 0
       || json_get_string (obj, path, "listenerPath", false, &s->listener_path, err) < 0
       || json_get_string (obj, path, "listenerMetadata", false, &s->listener_metadata, err) < 0
-      || parse_rules (obj, path, s, err) < 0)
+      || json_get_array (obj, path, "syscalls", false, &rules, err) < 0)
+    return -1;
+  if (json_is_deferred (rules))
+    s->deferred_rules = rules; /* oci_seccomp_load_rules */
+  else if (rules && parse_rules (rules, path, s, err) < 0)
     return -1;
   s->default_errno_ret = (uint32_t) v;
   if (s->has_default_errno_ret && !action_takes_errno (s->default_action))
@@ -138,10 +148,26 @@ oci_seccomp_parse (yajl_val obj, const char *path, struct oci_seccomp *s, struct
     }
   if (s->listener_metadata && !s->listener_path)
     return sbx_error_set (err, 0, "%s.listenerMetadata: must not be set without listenerPath", path);
-  if (s->uses_notify && !s->listener_path)
-    return sbx_error_set (err, 0, "%s.listenerPath: SCMP_ACT_NOTIFY needs a listener socket", path);
+  if ((!s->deferred_rules && check_listener (s, path, err) < 0))
+    return -1;
   if (s->listener_path && s->listener_path[0] != '/')
     return sbx_error_set (err, 0, "%s.listenerPath: must be an absolute path", path);
+  return 0;
+}
+
+int
+oci_seccomp_load_rules (struct oci_seccomp *s, struct sbx_error *err)
+{
+  if (!s->deferred_rules)
+    return 0;
+  if (!s->text)
+    return sbx_error_set (err, 0, "%s.syscalls: internal error: the document's text is not set", s->path);
+  s->rules_doc = json_parse_deferred (s->text, s->deferred_rules, "config.json", err);
+  if (!s->rules_doc)
+    return -1;
+  s->deferred_rules = NULL;
+  if (parse_rules (s->rules_doc, s->path, s, err) < 0 || check_listener (s, s->path, err) < 0)
+    return -1;
   return 0;
 }
 
@@ -155,5 +181,6 @@ oci_seccomp_clear (struct oci_seccomp *s)
     }
   free (s->rules);
   free (s->archs);
+  json_free (s->rules_doc);
   memset (s, 0, sizeof *s);
 }

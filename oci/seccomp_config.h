@@ -43,9 +43,15 @@ struct oci_seccomp
   yajl_val tree; /* the object parsed, for the cache key */
   const char *text; /* the document tree was parsed from, if the caller sets it:
                      * the key then hashes the section as written (json_span) */
+  const char *path; /* "linux.seccomp", for errors */
+  yajl_val deferred_rules; /* syscalls not parsed yet (json_parse_config): rules,
+                            * n_rules and uses_notify wait for oci_seccomp_load_rules */
+  yajl_val rules_doc;      /* what oci_seccomp_load_rules parsed */
 };
 
 int oci_seccomp_parse (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_error *err);
+/* The deferred syscalls, parsed and checked now (needs s->text); a no-op otherwise. */
+int oci_seccomp_load_rules (struct oci_seccomp *s, struct sbx_error *err);
 void oci_seccomp_clear (struct oci_seccomp *s);
 
 #endif

@@ -524,6 +524,9 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
     return -1;
   if (trampoline)
     {
+      /* whether the filter lets the trampoline exec is in the rules */
+      if (oci_seccomp_load_rules (&c->seccomp_config, err) < 0)
+        return -1;
       c->trampoline_fd = exec_trampoline_open (&c->seccomp_config);
       if (c->trampoline_fd < 0 && sealed_exe_ensure (err) < 0)
         return -1;

@@ -248,8 +248,8 @@ cache_key (const struct oci_seccomp *s, char hex[65])
       bytes = json = gen_finish (g, &len);
       yajl_gen_free (g);
     }
-  snprintf (extra, sizeof extra, "|libseccomp %u.%u.%u|sbx-oci %s|enosys-prefix 1|tree", v->major, v->minor, v->micro,
-            PACKAGE_VERSION);
+  snprintf (extra, sizeof extra, "|libseccomp %u.%u.%u|sbx-oci %s|enosys-prefix 1|tree|header 1", v->major, v->minor,
+            v->micro, PACKAGE_VERSION);
   sha256_init (&h);
   sha256_update (&h, bytes ? bytes : "", len);
   sha256_update (&h, extra, strlen (extra));
@@ -259,23 +259,36 @@ cache_key (const struct oci_seccomp *s, char hex[65])
     sprintf (hex + 2 * i, "%02x", d[i]);
 }
 
+/* A cache entry: one header record, then the program. The header keeps what the
+ * rules say beyond the program (a listener is wanted), so that a hit needs no rules
+ * (json_parse_config defers them). */
+#define CACHE_MAGIC_CODE 0xffff
+#define CACHE_MAGIC_JT 'S'
+#define CACHE_FORMAT 1
+#define CACHE_NOTIFY 1u
+
 static bool
 cache_read (const char *dir, const char *key, struct seccomp_program *out)
 {
   _cleanup_free_ char *path = xasprintf ("%s/%s.bpf", dir, key);
   _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  const off_t rec = sizeof (struct sock_filter);
+  struct sock_filter *buf;
   struct stat st;
-  if (fd < 0 || fstat (fd, &st) < 0 || st.st_uid != geteuid () || st.st_size <= 0
-      || st.st_size % sizeof (struct sock_filter) || st.st_size > BPF_MAXINSNS * (off_t) sizeof (struct sock_filter))
+  if (fd < 0 || fstat (fd, &st) < 0 || st.st_uid != geteuid () || st.st_size < 2 * rec || st.st_size % rec
+      || st.st_size > (BPF_MAXINSNS + 1) * rec)
     return false;
-  out->insns = xmalloc0 (st.st_size);
-  if (read (fd, out->insns, st.st_size) != st.st_size)
+  buf = xmalloc0 (st.st_size);
+  if (read (fd, buf, st.st_size) != st.st_size || buf[0].code != CACHE_MAGIC_CODE || buf[0].jt != CACHE_MAGIC_JT
+      || buf[0].jf != CACHE_FORMAT)
     {
-      free (out->insns);
-      out->insns = NULL;
+      free (buf);
       return false;
     }
-  out->n = (size_t) st.st_size / sizeof (struct sock_filter);
+  out->notify = buf[0].k & CACHE_NOTIFY;
+  out->n = (size_t) (st.st_size / rec) - 1;
+  memmove (buf, buf + 1, out->n * sizeof *buf);
+  out->insns = buf;
   return true;
 }
 
@@ -284,18 +297,22 @@ cache_write (const char *dir, const char *key, const struct seccomp_program *p)
 {
   _cleanup_close_ int dfd = -1;
   _cleanup_free_ char *name = xasprintf ("%s.bpf", key);
+  _cleanup_free_ struct sock_filter *buf = xmalloc0 ((p->n + 1) * sizeof *buf);
   struct sbx_error e = { 0 };
+  buf[0] = (struct sock_filter) { .code = CACHE_MAGIC_CODE, .jt = CACHE_MAGIC_JT, .jf = CACHE_FORMAT,
+                                  .k = p->notify ? CACHE_NOTIFY : 0 };
+  memcpy (buf + 1, p->insns, p->n * sizeof *buf);
   if (mkdir (dir, 0700) < 0 && errno != EEXIST)
     return;
   dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (dfd >= 0)
-    fs_write_atomic (dfd, name, (const char *) p->insns, p->n * sizeof (struct sock_filter), 0600, &e);
+    fs_write_atomic (dfd, name, (const char *) buf, (p->n + 1) * sizeof *buf, 0600, &e);
   sbx_error_clear (&e); /* a cache that cannot be written is only slower */
 }
 
 int
-sbx_seccomp_prepare (const struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log,
-                 struct seccomp_program *out, struct sbx_error *err)
+sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log, struct seccomp_program *out,
+                     struct sbx_error *err)
 {
   scmp_filter_ctx ctx = NULL;
   char key[65];
@@ -304,26 +321,26 @@ sbx_seccomp_prepare (const struct oci_seccomp *s, const char *cache_dir, struct 
   for (size_t i = 0; i < sbx_seccomp_flags_count; i++)
     if (s->flags & (1u << i))
       out->flags |= flag_values[i];
-  out->notify = s->uses_notify;
+  cache_key (s, key);
+  /* A hit: these bytes were parsed, checked and compiled before; their rules are
+     not needed (unknown-name warnings were given then). */
+  if (!(cache_dir && cache_read (cache_dir, key, out)))
+    {
+      if (oci_seccomp_load_rules (s, err) < 0 || compile (s, log, &ctx, &max_nr, err) < 0)
+        return -1;
+      out->notify = s->uses_notify;
+      ret = export_program (ctx, s, max_nr, out, err);
+      seccomp_release (ctx);
+      if (ret < 0)
+        {
+          sbx_seccomp_free (out);
+          return -1;
+        }
+      if (cache_dir)
+        cache_write (cache_dir, key, out);
+    }
   if (out->notify)
     out->flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
-  cache_key (s, key);
-  if (cache_dir && cache_read (cache_dir, key, out))
-    {
-      /* unknown-name warnings were given when it was compiled */
-      return 0;
-    }
-  if (compile (s, log, &ctx, &max_nr, err) < 0)
-    return -1;
-  ret = export_program (ctx, s, max_nr, out, err);
-  seccomp_release (ctx);
-  if (ret < 0)
-    {
-      sbx_seccomp_free (out);
-      return -1;
-    }
-  if (cache_dir)
-    cache_write (cache_dir, key, out);
   return 0;
 }
 

@@ -32,9 +32,10 @@ struct seccomp_program
   bool notify;
 };
 
-/* Compile (or take from the cache in cache_dir, which may be NULL). */
-int sbx_seccomp_prepare (const struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log,
-                     struct seccomp_program *out, struct sbx_error *err);
+/* Compile (or take from the cache in cache_dir, which may be NULL). Deferred rules
+ * are parsed (oci_seccomp_load_rules) only when the cache has no entry. */
+int sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log,
+                         struct seccomp_program *out, struct sbx_error *err);
 void sbx_seccomp_free (struct seccomp_program *p);
 /* Load into the calling process; with notify, returns the listener fd in *notify_fd. */
 int sbx_seccomp_load (const struct seccomp_program *p, int *notify_fd, struct sbx_error *err);

@@ -76,6 +76,18 @@ mount_count() {
 	refuse_config "config.json: parse error at line 2"
 }
 
+@test "bad input: malformed JSON inside linux.seccomp.syscalls (parsed only when compiled) is refused with its line" {
+	# the runtime finds that array without parsing it and parses it only when its
+	# compiled filter is not cached: the error must still name the place
+	update_config '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW",
+		"syscalls": [{"names": ["XBADX"], "action": "SCMP_ACT_ERRNO"}]}'
+	sed -i 's/XBADX/b\\q/' "$BUNDLE/config.json"
+	grep -qF '"b\q"' "$BUNDLE/config.json"
+	local line
+	line=$(grep -nF '"b\q"' "$BUNDLE/config.json" | cut -d: -f1)
+	refuse_config "config.json: parse error at line $line col" "invalid escape"
+}
+
 @test "bad input: an empty config.json is refused" {
 	: >"$BUNDLE/config.json"
 	refuse_config "config.json: parse error"

@@ -17,11 +17,44 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
+/* json_parse_config with its deferred seccomp rules parsed must accept exactly what
+ * json_parse accepts (json_parse.c's claim that deferring is sound). */
+static void
+check_deferral (const char *buf, size_t len)
+{
+  struct sbx_error err = { 0 };
+  yajl_val full = json_parse (buf, len, "config.json", &err);
+  yajl_val lazy, rules = NULL, rules_doc = NULL;
+  bool lazy_ok;
+  sbx_error_clear (&err);
+  lazy = json_parse_config (buf, len, "config.json", &err);
+  sbx_error_clear (&err);
+  lazy_ok = lazy != NULL;
+  if (lazy && lazy->type == yajl_t_object)
+    {
+      yajl_val l = json_member (lazy, "linux"), sc = l && l->type == yajl_t_object ? json_member (l, "seccomp") : NULL;
+      rules = sc && sc->type == yajl_t_object ? json_member (sc, "syscalls") : NULL;
+    }
+  if (json_is_deferred (rules))
+    {
+      rules_doc = json_parse_deferred (buf, rules, "config.json", &err);
+      sbx_error_clear (&err);
+      lazy_ok = rules_doc != NULL;
+    }
+  if (lazy_ok != (full != NULL))
+    abort ();
+  json_free (rules_doc);
+  json_free (lazy);
+  json_free (full);
+}
+
 static void
 fuzz_config (char *buf, size_t len)
 {
   struct sbx_error err = { 0 };
-  struct oci_config *c = oci_config_parse (buf, len, "config.json", NULL, &err); /* takes buf */
+  struct oci_config *c;
+  check_deferral (buf, len);
+  c = oci_config_parse (buf, len, "config.json", NULL, &err); /* takes buf */
   if (c)
     {
       struct oci_resources r;
@@ -32,7 +65,11 @@ fuzz_config (char *buf, size_t len)
       oci_resources_parse (c->linux_.resources, "linux.resources", &r, &err);
       oci_resources_clear (&r);
       sbx_error_clear (&err);
-      oci_seccomp_parse (c->linux_.seccomp, "linux.seccomp", &s, &err);
+      if (oci_seccomp_parse (c->linux_.seccomp, "linux.seccomp", &s, &err) == 0)
+        {
+          s.text = c->raw;
+          oci_seccomp_load_rules (&s, &err);
+        }
       oci_seccomp_clear (&s);
       oci_config_free (c);
     }

@@ -167,6 +167,78 @@ main (void)
       }
     json_free (root);
   }
+  /* json_parse_config: linux.seccomp.syscalls is found, not parsed (here it holds a
+     bad escape, which json_parse refuses), and parsed on demand, with the error
+     placed in the whole document; another "syscalls" is parsed as usual */
+  {
+    const char *doc = "{\"linux\": {\"seccomp\": {\"defaultAction\": \"x\",\n"
+                      " \"syscalls\": [{\"names\": [\"a]\\\"}\"]}, {\"names\": [\"b\\q\"]}]}},\n"
+                      " \"syscalls\": [1]}";
+    struct sbx_error err = { 0 };
+    yajl_val root = json_parse_config (doc, strlen (doc), "t", &err), rules, other, parsed = NULL;
+    size_t start, end;
+    rules = root ? json_member (json_member (json_member (root, "linux"), "seccomp"), "syscalls") : NULL;
+    other = root ? json_member (root, "syscalls") : NULL;
+    if (!root || !json_is_deferred (rules) || rules->u.array.len != 0 || !json_span (rules, &start, &end)
+        || doc[start] != '[' || doc[end - 1] != ']' || doc[end] != '}' || json_is_deferred (other)
+        || other->u.array.len != 1)
+      {
+        printf ("FAIL deferral: linux.seccomp.syscalls not deferred with its span (%s)\n", err.msg ? err.msg : "");
+        failures++;
+      }
+    sbx_error_clear (&err);
+    if (root)
+      parsed = json_parse_deferred (doc, rules, "t", &err);
+    if (parsed || !err.msg || !strstr (err.msg, "line 2 col") || !strstr (err.msg, "invalid escape"))
+      {
+        printf ("FAIL deferral: the deferred array's error: %s\n", err.msg ? err.msg : "(none)");
+        failures++;
+      }
+    sbx_error_clear (&err);
+    json_free (parsed);
+    json_free (root);
+    refuse_str (doc, "invalid escape");
+    /* a valid deferred array parses to what json_parse makes of it */
+    {
+      const char *ok = "{\"linux\": {\"seccomp\": {\"syscalls\": [{\"names\": [\"a]\\\"}\", \"b\"]}]}}}";
+      root = json_parse_config (ok, strlen (ok), "t", &err);
+      rules = root ? json_member (json_member (json_member (root, "linux"), "seccomp"), "syscalls") : NULL;
+      parsed = json_is_deferred (rules) ? json_parse_deferred (ok, rules, "t", &err) : NULL;
+      if (!parsed || parsed->type != yajl_t_array || parsed->u.array.len != 1
+          || strcmp (json_member (parsed->u.array.values[0], "names")->u.array.values[0]->u.string, "a]\"}") != 0)
+        {
+          printf ("FAIL deferral: the deferred array's contents (%s)\n", err.msg ? err.msg : "");
+          failures++;
+        }
+      sbx_error_clear (&err);
+      json_free (parsed);
+      json_free (root);
+    }
+    /* unterminated, and nested too deep: refused by the skip itself */
+    {
+      char deep[400];
+      int n = sprintf (deep, "{\"linux\": {\"seccomp\": {\"syscalls\": ");
+      for (int i = 0; i < 70; i++)
+        deep[n++] = '[';
+      deep[n] = '\0';
+      root = json_parse_config (deep, strlen (deep), "t", &err);
+      if (root || !err.msg || !strstr (err.msg, "nesting"))
+        {
+          printf ("FAIL deferral: deep nesting: %s\n", err.msg ? err.msg : "(parsed)");
+          failures++;
+        }
+      sbx_error_clear (&err);
+      json_free (root);
+      root = json_parse_config (deep, n - 60, "t", &err);
+      if (root || !err.msg || !strstr (err.msg, "premature end"))
+        {
+          printf ("FAIL deferral: unterminated: %s\n", err.msg ? err.msg : "(parsed)");
+          failures++;
+        }
+      sbx_error_clear (&err);
+      json_free (root);
+    }
+  }
   if (failures)
     {
       printf ("json: %d failure(s)\n", failures);
