@@ -160,15 +160,12 @@ load_bundle (struct container *c, struct sbx_error *err)
 {
   struct oci_parse_ctx pctx = { .warn = sbx_log_warn_cb, .warn_data = &c->ctx->log };
   const char *bundle = c->o->bundle ? c->o->bundle : ".";
-  char resolved[PATH_MAX];
   struct stat st;
+  int rootfs_fd = -1;
 
-  if (!realpath (bundle, resolved))
+  c->bundle = fs_resolve (bundle, O_DIRECTORY, &c->bundle_fd);
+  if (!c->bundle)
     return sbx_error_set (err, errno, "--bundle %s", bundle);
-  c->bundle = xstrdup (resolved);
-  c->bundle_fd = open (c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (c->bundle_fd < 0)
-    return sbx_error_set (err, errno, "--bundle %s", c->bundle);
   if (c->o->config_json)
     c->config = oci_config_parse (xmemdup (c->o->config_json, c->o->config_len), c->o->config_len, "config",
                                   &pctx, err);
@@ -183,12 +180,19 @@ load_bundle (struct container *c, struct sbx_error *err)
     c->rootfs = xstrdup (c->config->root_path);
   else
     c->rootfs = xasprintf ("%s/%s", c->bundle, c->config->root_path);
-  if (!realpath (c->rootfs, resolved))
-    return sbx_error_set (err, errno, "root.path %s", c->rootfs);
-  free (c->rootfs);
-  c->rootfs = xstrdup (resolved);
-  if (stat (c->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
-    return sbx_error_set (err, ENOTDIR, "root.path %s", c->rootfs);
+  {
+    char *real = fs_resolve (c->rootfs, 0, &rootfs_fd);
+    if (!real)
+      return sbx_error_set (err, errno, "root.path %s", c->rootfs);
+    free (c->rootfs);
+    c->rootfs = real;
+  }
+  if (fstat (rootfs_fd, &st) < 0 || !S_ISDIR (st.st_mode))
+    {
+      close (rootfs_fd);
+      return sbx_error_set (err, ENOTDIR, "root.path %s", c->rootfs);
+    }
+  close (rootfs_fd);
   if (strcmp (c->rootfs, "/") == 0)
     return sbx_error_set (err, 0, "root.path: the host's / cannot be a container's root");
   if (c->config->process && c->config->process->terminal && !c->o->console_socket)

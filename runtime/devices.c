@@ -39,25 +39,27 @@ is_device (const struct stat *st, const struct device_spec *d)
          && (d->type == S_IFIFO || (major (st->st_rdev) == d->major && minor (st->st_rdev) == d->minor));
 }
 
-/* In a user namespace: bind the host's node, after checking it is that device. */
+/* In a user namespace: bind the host's node, after checking it is that device, onto
+ * `name` in `dirfd` (created here unless it is there already). The target is named
+ * relative to the /dev this init just mounted, which nothing else can reach yet, so
+ * it needs no fd of its own (four syscalls a node fewer than an open + reopen). */
 static int
-bind_host_device (int dirfd, const char *name, const struct device_spec *d, struct sbx_error *err)
+bind_host_device (int dirfd, const char *name, const struct device_spec *d, bool create, struct sbx_error *err)
 {
-  _cleanup_close_ int host = open (d->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  _cleanup_close_ int tree = -1, target = -1, created = -1;
+  _cleanup_close_ int tree = sys_open_tree (AT_FDCWD, d->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
   struct stat st;
-  if (host < 0)
+  if (tree < 0)
     return sbx_error_set (err, errno, "the host has no %s to bind into the user namespace", d->path);
-  if (fstat (host, &st) < 0 || !is_device (&st, d))
+  if (fstat (tree, &st) < 0 || !is_device (&st, d))
     return sbx_error_set (err, 0, "host %s is not device %u:%u", d->path, d->major, d->minor);
-  created = FS_CREATE (openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (created < 0)
-    return sbx_error_set (err, errno, "create %s", d->path);
-  target = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  tree = sys_open_tree (host, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-  if (target < 0 || tree < 0)
-    return sbx_error_set (err, errno, "bind %s", d->path);
-  if (attach_mount (tree, target) < 0)
+  if (create)
+    {
+      int created = FS_CREATE (openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (created < 0)
+        return sbx_error_set (err, errno, "create %s", d->path);
+      close (created);
+    }
+  if (sys_move_mount (tree, "", dirfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
     return sbx_error_set (err, errno, "bind %s", d->path);
   return 0;
 }
@@ -117,13 +119,25 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct device
   struct stat st;
   if (dir < 0)
     return -1;
-  /* The common case first: nothing there yet, and we may mknod. */
+  /* The common case first: nothing there yet, and we may mknod (or, in a user
+     namespace, create the file to bind the host's node onto). */
   if (!userns || d->type == S_IFIFO)
     {
       if (FS_CREATE (mknodat (dir, name, d->type | (d->mode & 07777), makedev (d->major, d->minor))) == 0)
         return finish_node (dir, name, d, err);
       if (errno != EEXIST)
         return sbx_error_set (err, errno, "mknod %s", d->path);
+    }
+  else
+    {
+      int created = FS_CREATE (openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (created >= 0)
+        {
+          close (created);
+          return bind_host_device (dir, name, d, false, err);
+        }
+      if (errno != EEXIST)
+        return sbx_error_set (err, errno, "create %s", d->path);
     }
   if (fstatat (dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
     {
@@ -134,14 +148,14 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct device
           /* An empty placeholder (left by an image build): bind over it. */
           if (unlinkat (dir, name, 0) < 0)
             return sbx_error_set (err, errno, "replace placeholder %s", d->path);
-          return bind_host_device (dir, name, d, err);
+          return bind_host_device (dir, name, d, true, err);
         }
       return sbx_error_set (err, 0, "%s exists in the container and is not device %c %u:%u; refusing to use it",
                             d->path, d->type == S_IFBLK ? 'b' : d->type == S_IFIFO ? 'p' : 'c', d->major, d->minor);
     }
   if (errno != ENOENT)
     return sbx_error_set (err, errno, "stat %s", d->path);
-  return bind_host_device (dir, name, d, err);
+  return bind_host_device (dir, name, d, true, err);
 }
 
 static int

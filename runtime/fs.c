@@ -179,6 +179,32 @@ fs_is_dir (int fd)
 }
 
 char *
+fs_resolve (const char *path, int flags, int *fd_out)
+{
+  int fd = open (path, O_PATH | O_CLOEXEC | flags);
+  char *real = NULL;
+  if (fd < 0)
+    return NULL;
+  real = fs_fd_path (fd);
+  if (!real || real[0] != '/' || strstr (real, " (deleted)"))
+    {
+      /* no /proc, or a path the kernel cannot name from here: the slow way */
+      char buf[PATH_MAX];
+      free (real);
+      real = realpath (path, buf) ? xstrdup (buf) : NULL;
+    }
+  if (real && fd_out)
+    *fd_out = fd;
+  else
+    {
+      int e = errno;
+      close (fd);
+      errno = e;
+    }
+  return real;
+}
+
+char *
 fs_fd_path (int fd)
 {
   char link[64], target[PATH_MAX];

@@ -60,6 +60,10 @@ bool fs_is_procfs (int fd);
 bool fs_same_inode (int a, int b);
 bool fs_is_dir (int fd);
 /* The path of an fd as the kernel sees it (readlink /proc/self/fd/N). */
+/* realpath(3) in two syscalls instead of a readlink per component: the path opened
+ * (O_PATH | flags), and the kernel asked which path that is (fs_fd_path). NULL with
+ * errno set. With fd_out, the fd stays open there. */
+char *fs_resolve (const char *path, int flags, int *fd_out);
 char *fs_fd_path (int fd);
 int fs_write_file_at (int dirfd, const char *name, const char *data, size_t len, struct sbx_error *err);
 /* Write `data` to tmp then rename over `name` inside dirfd: readers never see a torn file. */
