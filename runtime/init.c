@@ -260,6 +260,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
 {
   const struct oci_config *c = a->config;
   const struct oci_process *p = c->process;
+  bool early_net_uts;
 
   /* 1. A clean slate: default signals, and no inherited fd beyond stdio and the
    *    preserved ones can survive exec. */
@@ -288,7 +289,15 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   }
   syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
 
-  /* 2. The parent has joined us to the cgroup and mapped our ids. */
+  /* 2. The parent has joined us to the cgroup and mapped our ids. While it writes
+   *    the maps: the loopback and the hostname of a network and UTS namespace that
+   *    clone3 made. The user namespace clone3 made with them owns them and gave us
+   *    every capability in it, and neither depends on our ids (half the time the
+   *    parent is not done before this, ~0.1 ms). */
+  early_net_uts = !a->ns->two_stage && (a->ns->clone_flags & (CLONE_NEWNET | CLONE_NEWUTS))
+                  == (CLONE_NEWNET | CLONE_NEWUTS);
+  if (early_net_uts && (ns_loopback_up (err) < 0 || setup_uts (c, err) < 0))
+    return -1;
   if (sync_expect (a->sync_fd, SYNC_GO, NULL, NULL, err) < 0)
     return -1;
   if (a->ns->two_stage && two_stage_namespaces (a, err) < 0)
@@ -306,9 +315,9 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     return sbx_error_set (err, errno, "unshare cgroup namespace");
 
   /* 4. Loopback, hostname, keyring, LSM labels (the latter through the host's /proc). */
-  if (((a->ns->clone_flags | a->ns->unshare_flags) & CLONE_NEWNET) && ns_loopback_up (err) < 0)
+  if (!early_net_uts && ((a->ns->clone_flags | a->ns->unshare_flags) & CLONE_NEWNET) && ns_loopback_up (err) < 0)
     return -1;
-  if (setup_uts (c, err) < 0 || (!a->no_new_keyring && process_new_session_keyring (err) < 0)
+  if ((!early_net_uts && setup_uts (c, err) < 0) || (!a->no_new_keyring && process_new_session_keyring (err) < 0)
       || process_apply_lsm_labels (c, err) < 0)
     return -1;
 
