@@ -237,8 +237,27 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
   _cleanup_close_ int cur = dup (rootfd);
   char *save = NULL, *comp;
   int idx = 0, first_created = -1;
+  const char *rel = path;
+  size_t depth = 0;
   if (cur < 0)
     return sbx_error_set (err, errno, "dup");
+  /* The common case in one mkdir and one open: every ancestor exists, the leaf does
+     not. A cgroup file system has no symlinks, and validation refused "..". */
+  while (*rel == '/')
+    rel++;
+  for (const char *p = rel; *p; p++)
+    depth += p[0] != '/' && (p[1] == '/' || p[1] == '\0');
+  if (depth > 0 && mkdirat (rootfd, rel, 0755) == 0)
+    {
+      int leaf = openat (rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (owned_from && (int) depth - 1 < *owned_from)
+        *owned_from = (int) depth - 1;
+      if (leaf < 0)
+        return sbx_error_set (err, errno, "open cgroup %s", path);
+      *out_fd = leaf;
+      return 0;
+    }
+  /* A missing ancestor (or an existing leaf): one component at a time. */
   for (comp = strtok_r (copy, "/", &save); comp; comp = strtok_r (NULL, "/", &save), idx++)
     {
       int next;

@@ -64,6 +64,7 @@ struct cgroup
   int v1_dirfd[CG1_COUNT];
   uint32_t v1_mask;     /* controllers joined */
   uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
+  uint32_t v1_made;     /* of those, the ones whose cgroup this create made (fresh files) */
 };
 
 struct cgroup_stats

@@ -99,8 +99,16 @@ v1_create (struct cgroup *cg, struct sbx_error *err)
           return sbx_error_set (err, errno, "linux.resources: cgroup v1 controller %s is not mounted at "
                                             "/sys/fs/cgroup/%s", v1_names[i], v1_names[i]);
         }
-      if (cgroup_mkdir_path (root, cg->path, &cg->owned_from, &cg->v1_dirfd[i], err) < 0)
-        return sbx_error_wrap (err, "cgroup %s", v1_names[i]);
+      {
+        int owned = CGROUP_OWNS_NOTHING;
+        int r = cgroup_mkdir_path (root, cg->path, &owned, &cg->v1_dirfd[i], err);
+        if (owned < cg->owned_from)
+          cg->owned_from = owned;
+        if (r < 0)
+          return sbx_error_wrap (err, "cgroup %s", v1_names[i]);
+        if (owned != CGROUP_OWNS_NOTHING)
+          cg->v1_made |= 1u << i;
+      }
       if (i == CG1_CPUSET && fill_cpuset (root, cg->path, err) < 0)
         return -1;
     }

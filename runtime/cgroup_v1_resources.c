@@ -61,7 +61,10 @@ apply_memory (struct cgroup *cg, const struct oci_resources *r, struct sbx_log *
   /* v1 requires limit <= memsw.limit at every step: raise memsw first when growing. */
   if (r->memory.has_limit || r->memory.has_swap)
     {
-      int64_t cur_sw = swap_ok ? read_i64 (fd, "memory.memsw.limit_in_bytes") : -1;
+      /* a cgroup made by this create has no memsw limit yet: not read back */
+      int64_t cur_sw = !swap_ok ? -1
+                       : (cg->v1_made & (1u << CG1_MEMORY)) ? INT64_MAX
+                                                             : read_i64 (fd, "memory.memsw.limit_in_bytes");
       int64_t limit = r->memory.has_limit ? r->memory.limit : -2;
       int64_t swap = r->memory.has_swap && swap_ok ? r->memory.swap : -2;
       if (limit != -2 && swap == -2 && swap_ok && (limit == -1 || limit > cur_sw))

@@ -24,8 +24,9 @@ static const char *const v1_dir_names[CG1_COUNT] = {
   [CG1_NET_CLS] = "net_cls", [CG1_NET_PRIO] = "net_prio", [CG1_HUGETLB] = "hugetlb", [CG1_RDMA] = "rdma",
 };
 
+/* Bind src onto `name` in targetfd, or onto targetfd itself when name is NULL. */
 static int
-bind_dir (const char *src, int targetfd, const struct mount_plan *p, struct sbx_error *err)
+bind_dir (const char *src, int targetfd, const char *name, const struct mount_plan *p, struct sbx_error *err)
 {
   _cleanup_close_ int tree = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   struct mount_attr attr = { .attr_set = p->attr_set, .attr_clr = p->attr_clr };
@@ -33,7 +34,7 @@ bind_dir (const char *src, int targetfd, const struct mount_plan *p, struct sbx_
     return sbx_error_set (err, errno, "open_tree of the container's cgroup");
   if ((attr.attr_set || attr.attr_clr) && sys_mount_setattr (tree, "", AT_EMPTY_PATH, &attr) < 0)
     return sbx_error_set (err, errno, "mount_setattr");
-  if (attach_mount (tree, targetfd) < 0)
+  if ((name ? sys_move_mount (tree, "", targetfd, name, MOVE_MOUNT_F_EMPTY_PATH) : attach_mount (tree, targetfd)) < 0)
     return sbx_error_set (err, errno, "move_mount");
   return 0;
 }
@@ -59,18 +60,18 @@ mount_v1 (const struct mount_plan *p, int targetfd, const struct cgroup *cg, str
   root = openat (mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
     return sbx_error_set (err, errno, "open the cgroup tmpfs");
+  /* Each directory is made here, in the tmpfs just mounted that nothing else can
+     reach yet: the bind goes onto its name, without an fd of its own. */
   for (int i = 0; cg && i < CG1_COUNT; i++)
     {
-      _cleanup_close_ int dir = -1;
       _cleanup_free_ char *src = NULL;
       if (cg->v1_dirfd[i] < 0)
         continue;
       src = xasprintf ("/sys/fs/cgroup/%s%s", v1_dir_names[i], cg->path);
-      if (FS_CREATE (mkdirat (root, v1_dir_names[i], 0755)) < 0 && errno != EEXIST)
+      if (FS_CREATE (mkdirat (root, v1_dir_names[i], 0755)) < 0)
         return sbx_error_set (err, errno, "mkdir %s", v1_dir_names[i]);
-      dir = openat (root, v1_dir_names[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (dir < 0 || bind_dir (src, dir, p, err) < 0)
-        return dir < 0 ? sbx_error_set (err, errno, "open %s", v1_dir_names[i]) : sbx_error_wrap (err, "%s", v1_dir_names[i]);
+      if (bind_dir (src, root, v1_dir_names[i], p, err) < 0)
+        return sbx_error_wrap (err, "%s", v1_dir_names[i]);
     }
   if ((p->attr_set & MOUNT_ATTR_RDONLY) && sys_mount_setattr (root, "", AT_EMPTY_PATH, &ro) < 0)
     return sbx_error_set (err, errno, "make the cgroup tmpfs read-only");
@@ -96,7 +97,7 @@ mount_cgroup (const struct mount_plan *p, int targetfd, const struct mounts_env 
       if (cg && cg->v2_dirfd >= 0)
         {
           _cleanup_free_ char *src = xasprintf ("/sys/fs/cgroup%s", cg->path);
-          return bind_dir (src, targetfd, p, err);
+          return bind_dir (src, targetfd, NULL, p, err);
         }
     }
   return mount_v1 (p, targetfd, cg && cg->mode != CGROUP_MODE_UNIFIED ? cg : NULL, err);
