@@ -591,14 +591,19 @@ at_seccomp_rules (const struct builder *b)
 static bool
 skip_deferred_array (struct parser *P)
 {
+  /* what the skip stops at; everything else is one table load a byte */
+  enum { PLAIN, QUOTE, OPEN, CLOSE };
+  static const unsigned char class[256] = { ['"'] = QUOTE, ['['] = OPEN, ['{'] = OPEN, [']'] = CLOSE, ['}'] = CLOSE };
   size_t depth = 0;
   const char *p = P->p;
   if (!push (P->b, yajl_t_array, (size_t) (p - P->buf)))
     return fail_at (P, p, P->b->fail);
   for (; p < P->end; p++)
     {
-      char c = *p;
-      if (c == '"')
+      unsigned char k = class[(unsigned char) *p];
+      if (k == PLAIN)
+        continue;
+      if (k == QUOTE)
         {
           for (p++; p < P->end && *p != '"'; p++)
             if (*p == '\\')
@@ -606,12 +611,12 @@ skip_deferred_array (struct parser *P)
           if (p >= P->end)
             break;
         }
-      else if (c == '[' || c == '{')
+      else if (k == OPEN)
         {
           if (++depth > SBX_JSON_MAX_DEPTH)
             return fail_at (P, p, "nesting is deeper than the limit of " "64" " levels");
         }
-      else if ((c == ']' || c == '}') && --depth == 0)
+      else if (--depth == 0)
         {
           P->p = p + 1;
           ((struct container_node *) P->b->stack[P->b->depth - 1])->deferred = true;

@@ -157,10 +157,16 @@ check_mounts (const struct oci_config *c, struct sbx_error *err)
       const struct oci_mount *m = &c->mounts[i];
       char what[64];
       bool bind = false, idmap = false;
-      snprintf (what, sizeof what, "mounts[%zu]", i);
+      /* "mounts[I]" without printf: every mount of every run passes here */
       {
+        size_t n = 7;
         char dwhat[80];
-        snprintf (dwhat, sizeof dwhat, "%s.destination", what);
+        memcpy (what, "mounts[", n);
+        n += fmt_u64 (what + n, i);
+        what[n++] = ']';
+        what[n] = '\0';
+        memcpy (dwhat, what, n);
+        memcpy (dwhat + n, ".destination", sizeof ".destination");
         if (check_container_path (m->destination, dwhat, false, err) < 0)
           return -1;
       }
@@ -271,15 +277,15 @@ oci_config_validate (const struct oci_config *c, bool as_root, struct sbx_error 
     return sbx_error_set (err, 0, "linux.namespaces: sbx-oci needs a mount namespace to set up the root filesystem");
   for (size_t i = 0; i < l->n_masked_paths; i++)
     {
-      char what[64];
-      snprintf (what, sizeof what, "linux.maskedPaths[%zu]", i);
+      char what[JSON_PATH_MAX];
+      json_path_elem (what, "linux", "maskedPaths", i);
       if (check_container_path (l->masked_paths[i], what, true, err) < 0)
         return -1;
     }
   for (size_t i = 0; i < l->n_readonly_paths; i++)
     {
-      char what[64];
-      snprintf (what, sizeof what, "linux.readonlyPaths[%zu]", i);
+      char what[JSON_PATH_MAX];
+      json_path_elem (what, "linux", "readonlyPaths", i);
       if (check_container_path (l->readonly_paths[i], what, true, err) < 0)
         return -1;
     }

@@ -43,24 +43,31 @@ build_rules (const struct oci_resources *r, const struct cgroup_device_defaults 
   return rules;
 }
 
+/* "c 1:3 rwm": the kernel's syntax. buf: at least 64 bytes. */
 static void
-rule_string (const struct oci_device_rule *rule, char *buf, size_t len)
+rule_string (const struct oci_device_rule *rule, char *buf)
 {
-  char maj[24], min[24];
+  size_t n = 0;
   if (rule->type == 'a')
     {
-      snprintf (buf, len, "a");
+      strcpy (buf, "a");
       return;
     }
+  buf[n++] = rule->type;
+  buf[n++] = ' ';
   if (rule->major < 0)
-    strcpy (maj, "*");
+    buf[n++] = '*';
   else
-    snprintf (maj, sizeof maj, "%lld", (long long) rule->major);
+    n += fmt_u64 (buf + n, (uint64_t) rule->major);
+  buf[n++] = ':';
   if (rule->minor < 0)
-    strcpy (min, "*");
+    buf[n++] = '*';
   else
-    snprintf (min, sizeof min, "%lld", (long long) rule->minor);
-  snprintf (buf, len, "%c %s:%s %s", rule->type, maj, min, rule->access);
+    n += fmt_u64 (buf + n, (uint64_t) rule->minor);
+  buf[n++] = ' ';
+  for (size_t i = 0; rule->access[i] && i < 8; i++) /* "rwm" or less (validated) */
+    buf[n++] = rule->access[i];
+  buf[n] = '\0';
 }
 
 int
@@ -78,7 +85,7 @@ cgroup_v1_devices_apply (int dirfd, const struct oci_resources *r, const struct 
       char buf[64];
       const char *file = rules[i].allow ? "devices.allow" : "devices.deny";
       int *fd = rules[i].allow ? &allow_fd : &deny_fd;
-      rule_string (&rules[i], buf, sizeof buf);
+      rule_string (&rules[i], buf);
       if (*fd < 0 && (*fd = openat (dirfd, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return sbx_error_set (err, errno, "linux.resources.devices: open %s", file);
       if (write (*fd, buf, strlen (buf)) < 0)

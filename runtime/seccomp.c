@@ -256,7 +256,11 @@ cache_key (const struct oci_seccomp *s, char hex[65])
   sha256_final (&h, d);
   free (json);
   for (int i = 0; i < 32; i++)
-    sprintf (hex + 2 * i, "%02x", d[i]);
+    {
+      hex[2 * i] = "0123456789abcdef"[d[i] >> 4];
+      hex[2 * i + 1] = "0123456789abcdef"[d[i] & 15];
+    }
+  hex[64] = '\0';
 }
 
 /* A cache entry: one header record, then the program. The header keeps what the

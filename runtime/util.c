@@ -133,3 +133,16 @@ rfc3339_now (char *buf, size_t len)
   snprintf (buf, len, "%04d-%02u-%02uT%02ld:%02ld:%02ld.%09ldZ", y, m, d, secs / 3600, secs / 60 % 60, secs % 60,
             ts.tv_nsec);
 }
+
+size_t
+fmt_u64 (char *buf, uint64_t v)
+{
+  char tmp[20];
+  size_t n = 0;
+  do
+    tmp[n++] = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  for (size_t i = 0; i < n; i++)
+    buf[i] = tmp[n - 1 - i];
+  return n;
+}
