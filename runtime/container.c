@@ -473,7 +473,17 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
         return -1;
     }
   if (c->unacked_start && record (c, err) < 0)
-    return -1;
+    {
+      /* The init may have failed meanwhile (and taken its /proc entry along): its
+         reason is the one to report. */
+      struct sbx_error child = { 0 };
+      if (sync_expect (c->child.sync_fd, SYNC_READY, NULL, NULL, &child) < 0)
+        {
+          sbx_error_clear (err);
+          *err = child;
+        }
+      return -1;
+    }
   if (sync_expect (c->child.sync_fd, SYNC_READY, NULL, NULL, err) < 0)
     return -1;
   /* Set up: other commands may act on it from now on (record() says when not). */

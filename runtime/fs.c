@@ -165,6 +165,13 @@ fs_is_procfs (int fd)
 }
 
 bool
+fs_is_inode (int fd, const struct stat *st)
+{
+  struct stat s;
+  return fstat (fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino;
+}
+
+bool
 fs_same_inode (int a, int b)
 {
   struct stat sa, sb;

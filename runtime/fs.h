@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/openat2.h>
@@ -57,6 +58,8 @@ int fs_open_parent_in_root (int rootfd, const char *path, char **name, bool crea
 
 bool fs_is_procfs (int fd);
 /* Do two fds name the same inode (e.g. a path that resolved to the root)? */
+/* fd is the inode st describes (a stat taken once, compared many times). */
+bool fs_is_inode (int fd, const struct stat *st);
 bool fs_same_inode (int a, int b);
 bool fs_is_dir (int fd);
 /* The path of an fd as the kernel sees it (readlink /proc/self/fd/N). */

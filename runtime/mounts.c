@@ -283,7 +283,7 @@ mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source
                                   : fs_mkfile_in_root (env->rootfd, m->destination, err);
   if (targetfd < 0)
     return -1;
-  if (fs_same_inode (targetfd, env->rootfd))
+  if (fs_is_inode (targetfd, &env->root_st))
     return sbx_error_set (err, 0, "the destination resolves to the container root");
   if (finish_mount (p, treefd, true, err) < 0)
     return -1;
@@ -425,11 +425,14 @@ record_special (struct mounts_special *sp, int which, int mnt, struct sbx_error 
 }
 
 int
-mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
+mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env_in,
               struct sbx_error *err)
 {
   _cleanup_free_ int *sources = xmalloc0 ((c->n_mounts + 1) * sizeof (int));
+  struct mounts_env e = *env_in, *env = &e;
   int ret = -1;
+  if (fstat (e.rootfd, &e.root_st) < 0)
+    return sbx_error_set (err, errno, "stat the container root");
   for (size_t i = 0; i < c->n_mounts; i++)
     sources[i] = -1;
   /* Every bind source first, while nothing is created yet: creating may switch our
@@ -476,7 +479,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
           int mnt = -1;
           if (targetfd < 0)
             r = -1;
-          else if (fs_same_inode (targetfd, env->rootfd))
+          else if (fs_is_inode (targetfd, &env->root_st))
             r = sbx_error_set (err, 0, "the destination resolves to the container root");
           else if (p->cgroup)
             r = mount_cgroup (p, targetfd, env, err);

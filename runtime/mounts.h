@@ -12,6 +12,7 @@
 #define SBX_MOUNTS_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ struct mounts_env
   bool cgroupns;
   const int *idmap_fds; /* per mount: a detached idmapped tree prepared by the parent, or -1 */
   struct mounts_special *special; /* out: what was mounted at /proc and /sys */
+  struct stat root_st;  /* rootfd's, taken once by mounts_apply */
 };
 
 /* The filesystems mounted at exactly /proc and /sys, by the (dev, ino) of their root:

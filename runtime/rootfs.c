@@ -212,6 +212,9 @@ mask_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
 static int
 readonly_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
 {
+  struct stat root_st;
+  if (l->n_readonly_paths && fstat (rootfd, &root_st) < 0)
+    return sbx_error_set (err, errno, "linux.readonlyPaths: stat the container root");
   for (size_t i = 0; i < l->n_readonly_paths; i++)
     {
       const char *path = l->readonly_paths[i];
@@ -224,7 +227,7 @@ readonly_paths (int rootfd, const struct oci_linux *l, struct sbx_error *err)
             continue;
           return sbx_error_set (err, errno, "linux.readonlyPaths[%zu]: open %s", i, path);
         }
-      if (fs_same_inode (target, rootfd))
+      if (fs_is_inode (target, &root_st))
         return sbx_error_set (err, 0, "linux.readonlyPaths[%zu]: %s resolves to the container root (use root.readonly)",
                               i, path);
       tree = sys_open_tree (target, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);

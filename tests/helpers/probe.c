@@ -453,6 +453,21 @@ cmd_swap (const char *a, const char *b)
  * "done denied N captured M" and "write P E" (the last answer for each held exe). */
 static unsigned char hunt_seen[(1 << 22) / 8];
 
+/* /proc/PID/comm (changes at exec), "" if unreadable */
+static void
+read_comm (pid_t pid, char out[32])
+{
+  char p[64];
+  ssize_t n;
+  int fd;
+  snprintf (p, sizeof p, "/proc/%d/comm", pid);
+  fd = open (p, O_RDONLY | O_CLOEXEC);
+  n = fd >= 0 ? read (fd, out, 31) : -1;
+  if (fd >= 0)
+    close (fd);
+  out[n > 0 ? n : 0] = '\0';
+}
+
 static int
 is_own (struct stat *st, struct stat *own, int n_own)
 {
@@ -507,7 +522,7 @@ cmd_hunt (const char *dir)
       for (int i = 0; i < n_cand; i++)
         {
           pid_t pid = cand[i];
-          char p[64], fdp[PATH_MAX], target[PATH_MAX];
+          char p[64], fdp[PATH_MAX], target[PATH_MAX], comm0[32], comm1[32];
           const char *exe, *attach, *vm, *fds;
           int fd, is_held = 0;
           long word;
@@ -517,6 +532,7 @@ cmd_hunt (const char *dir)
             is_held |= held[j].pid == pid;
           if (is_held)
             continue;
+          read_comm (pid, comm0);
           snprintf (p, sizeof p, "/proc/%d/exe", pid);
           fd = open (p, O_PATH | O_CLOEXEC);
           if (fd >= 0 && fstat (fd, &st) == 0 && is_own (&st, own, 2))
@@ -573,6 +589,11 @@ cmd_hunt (const char *dir)
             }
           if (d)
             closedir (d);
+          /* A runtime process that exec'd the program between the exe check and the
+             fd listing: the fds listed were the program's (assert_hunter_got_nothing) */
+          read_comm (pid, comm1);
+          if (strcmp (comm0, comm1) != 0)
+            printf ("pid %d exec'd during the check\n", pid);
           fflush (stdout);
           if (fd >= 0 && n_held < 32)
             {
