@@ -171,6 +171,21 @@ oci_seccomp_load_rules (struct oci_seccomp *s, struct sbx_error *err)
   return 0;
 }
 
+bool
+oci_seccomp_allows_unconditionally (const struct oci_seccomp *s, const char *name)
+{
+  bool named = false;
+  for (size_t i = 0; i < s->n_rules; i++)
+    for (size_t j = 0; j < s->rules[i].n_names; j++)
+      if (strcmp (s->rules[i].names[j], name) == 0)
+        {
+          if (s->rules[i].action != SCMP_A_ALLOW || s->rules[i].n_args)
+            return false;
+          named = true;
+        }
+  return named || s->default_action == SCMP_A_ALLOW;
+}
+
 void
 oci_seccomp_clear (struct oci_seccomp *s)
 {

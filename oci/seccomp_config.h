@@ -52,6 +52,9 @@ struct oci_seccomp
 int oci_seccomp_parse (yajl_val obj, const char *path, struct oci_seccomp *s, struct sbx_error *err);
 /* The deferred syscalls, parsed and checked now (needs s->text); a no-op otherwise. */
 int oci_seccomp_load_rules (struct oci_seccomp *s, struct sbx_error *err);
+/* Whether the profile lets `name` through whatever its arguments: a rule allows it
+ * without conditions, or no rule names it and the default allows (rules loaded). */
+bool oci_seccomp_allows_unconditionally (const struct oci_seccomp *s, const char *name);
 void oci_seccomp_clear (struct oci_seccomp *s);
 
 #endif

@@ -286,9 +286,6 @@ plan (struct container *c, struct sbx_error *err)
 static int
 claim (struct container *c, bool with_fifo, struct sbx_error *err)
 {
-  c->root_fd = statedir_open_root (c->ctx->root, true, err);
-  if (c->root_fd < 0)
-    return -1;
   c->state_fd = statedir_claim (c->root_fd, c->o->id, err);
   if (c->state_fd < 0)
     return -1;
@@ -315,14 +312,29 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
           || c->cg.ops->apply (&c->cg, &c->resources, &defaults, &c->ctx->log, err) < 0)
         return -1;
     }
-  if (c->config->linux_.seccomp)
-    {
-      /* The state root holds the compiled-filter cache ("@" cannot start an id). */
-      _cleanup_free_ char *cache = xasprintf ("%s/@seccomp-cache", c->ctx->root);
-      if (sbx_seccomp_prepare (&c->seccomp_config, cache, &c->ctx->log, &c->seccomp, err) < 0)
-        return -1;
-    }
   return 0;
+}
+
+/* Made if missing (idempotent, and no container's): the seccomp cache lives in it. */
+static int
+open_state_root (struct container *c, struct sbx_error *err)
+{
+  c->root_fd = statedir_open_root (c->ctx->root, true, err);
+  return c->root_fd < 0 ? -1 : 0;
+}
+
+/* Compiled, or taken from the cache, before anything is claimed: a profile that does
+ * not compile leaves no container behind, and a hit also says whether the exec
+ * trampoline may run (create_common) without parsing the rules. */
+static int
+prepare_seccomp (struct container *c, struct sbx_error *err)
+{
+  _cleanup_free_ char *cache = NULL;
+  if (!c->config->linux_.seccomp)
+    return 0;
+  /* The state root holds the compiled-filter cache ("@" cannot start an id). */
+  cache = xasprintf ("%s/@seccomp-cache", c->ctx->root);
+  return sbx_seccomp_prepare (&c->seccomp_config, cache, &c->ctx->log, &c->seccomp, err);
 }
 
 static void
@@ -534,14 +546,11 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
   trampoline = seal && exec_trampoline_may_fit (c->config, foreground);
   if (seal && !trampoline && sealed_exe_ensure (err) < 0)
     return -1;
-  if (plan (c, err) < 0)
+  if (plan (c, err) < 0 || open_state_root (c, err) < 0 || prepare_seccomp (c, err) < 0)
     return -1;
   if (trampoline)
     {
-      /* whether the filter lets the trampoline exec is in the rules */
-      if (oci_seccomp_load_rules (&c->seccomp_config, err) < 0)
-        return -1;
-      c->trampoline_fd = exec_trampoline_open (&c->seccomp_config);
+      c->trampoline_fd = exec_trampoline_open (!c->config->linux_.seccomp || c->seccomp.allows_execveat);
       if (c->trampoline_fd < 0 && sealed_exe_ensure (err) < 0)
         return -1;
       /* The runtime outlives the init's exec as the host's binary: out of reach of

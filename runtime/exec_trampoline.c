@@ -59,33 +59,13 @@ exec_trampoline_may_fit (const struct oci_config *c, bool foreground_run)
   return true;
 }
 
-/* The trampoline execs with execveat: a rule that errors, kills, traces or only
- * allows some arguments would break the run, so only an unconditional allow fits
- * (the profiles shipped in config/seccomp/ all have one). */
-static bool
-seccomp_allows_execveat (const struct oci_seccomp *s)
-{
-  bool named = false;
-  if (!s->tree)
-    return true;
-  for (size_t i = 0; i < s->n_rules; i++)
-    for (size_t j = 0; j < s->rules[i].n_names; j++)
-      if (strcmp (s->rules[i].names[j], "execveat") == 0)
-        {
-          if (s->rules[i].action != SCMP_A_ALLOW || s->rules[i].n_args)
-            return false;
-          named = true;
-        }
-  return named || s->default_action == SCMP_A_ALLOW;
-}
-
 int
-exec_trampoline_open (const struct oci_seccomp *seccomp)
+exec_trampoline_open (bool execveat_allowed)
 {
   const unsigned char *p = sbx_exec_trampoline;
   size_t left = sbx_exec_trampoline_len;
   int fd;
-  if (!seccomp_allows_execveat (seccomp))
+  if (!execveat_allowed)
     return -1;
   fd = (int) syscall (SYS_memfd_create, "sbx-oci-exec", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
   if (fd < 0 && errno == EINVAL) /* before 6.3 */

@@ -37,17 +37,19 @@
 
 #include "error.h"
 #include "oci/config.h"
-#include "oci/seccomp_config.h"
 
 /* The config-only part of the decision, before planning (no user namespace is the
  * caller's business): a foreground run, a new pid namespace, no pre-exec hooks, no
  * own init, no LSM label, capabilities that survive a second exec. */
 bool exec_trampoline_may_fit (const struct oci_config *c, bool foreground_run);
 
-/* The rest, after planning: the seccomp profile allows execveat unconditionally.
+/* The rest, after planning: the trampoline execs with execveat, so the seccomp
+ * profile must allow it unconditionally (a rule that errors, kills, traces or only
+ * allows some arguments would break the run; every profile in config/seccomp/ has
+ * the allow): the caller says so (seccomp_program.allows_execveat, or no profile).
  * Returns a sealed, executable memfd of the trampoline, or -1 when it does not fit
  * (the caller then re-execs sealed). */
-int exec_trampoline_open (const struct oci_seccomp *seccomp);
+int exec_trampoline_open (bool execveat_allowed);
 
 /* The init's last step: exec `path` (the program looked up) with the process's
  * args and env through the trampoline, handing it `sync_fd` to report a failed exec

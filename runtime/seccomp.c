@@ -264,12 +264,15 @@ cache_key (const struct oci_seccomp *s, char hex[65])
 }
 
 /* A cache entry: one header record, then the program. The header keeps what the
- * rules say beyond the program (a listener is wanted), so that a hit needs no rules
- * (json_parse_config defers them). */
+ * rules say beyond the program (a listener is wanted; execveat is allowed outright,
+ * for the exec trampoline), so that a hit needs no rules (json_parse_config defers
+ * them; parsing the python profile's rules is ~0.6M instructions). Format 1 had no
+ * execveat bit: its entries are recompiled, not misread. */
 #define CACHE_MAGIC_CODE 0xffff
 #define CACHE_MAGIC_JT 'S'
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2
 #define CACHE_NOTIFY 1u
+#define CACHE_EXECVEAT 2u
 
 static bool
 cache_read (const char *dir, const char *key, struct seccomp_program *out)
@@ -290,6 +293,7 @@ cache_read (const char *dir, const char *key, struct seccomp_program *out)
       return false;
     }
   out->notify = buf[0].k & CACHE_NOTIFY;
+  out->allows_execveat = buf[0].k & CACHE_EXECVEAT;
   out->n = (size_t) (st.st_size / rec) - 1;
   memmove (buf, buf + 1, out->n * sizeof *buf);
   out->insns = buf;
@@ -304,7 +308,7 @@ cache_write (const char *dir, const char *key, const struct seccomp_program *p)
   _cleanup_free_ struct sock_filter *buf = xmalloc0 ((p->n + 1) * sizeof *buf);
   struct sbx_error e = { 0 };
   buf[0] = (struct sock_filter) { .code = CACHE_MAGIC_CODE, .jt = CACHE_MAGIC_JT, .jf = CACHE_FORMAT,
-                                  .k = p->notify ? CACHE_NOTIFY : 0 };
+                                  .k = (p->notify ? CACHE_NOTIFY : 0) | (p->allows_execveat ? CACHE_EXECVEAT : 0) };
   memcpy (buf + 1, p->insns, p->n * sizeof *buf);
   if (mkdir (dir, 0700) < 0 && errno != EEXIST)
     return;
@@ -333,6 +337,7 @@ sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_lo
       if (oci_seccomp_load_rules (s, err) < 0 || compile (s, log, &ctx, &max_nr, err) < 0)
         return -1;
       out->notify = s->uses_notify;
+      out->allows_execveat = oci_seccomp_allows_unconditionally (s, "execveat");
       ret = export_program (ctx, s, max_nr, out, err);
       seccomp_release (ctx);
       if (ret < 0)

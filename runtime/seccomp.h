@@ -30,10 +30,12 @@ struct seccomp_program
   size_t n;
   unsigned int flags; /* SECCOMP_FILTER_FLAG_* for seccomp(2) */
   bool notify;
+  bool allows_execveat; /* unconditionally: the exec trampoline can run (exec_trampoline.h) */
 };
 
 /* Compile (or take from the cache in cache_dir, which may be NULL). Deferred rules
- * are parsed (oci_seccomp_load_rules) only when the cache has no entry. */
+ * are parsed (oci_seccomp_load_rules) only when the cache has no entry: what else a
+ * caller needs to know of them (notify, allows_execveat) is kept with the program. */
 int sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log,
                          struct seccomp_program *out, struct sbx_error *err);
 void sbx_seccomp_free (struct seccomp_program *p);

@@ -208,6 +208,28 @@ seccomp_config() {
 	[ -z "$output" ] # the cache dir is not a container
 }
 
+@test "seccomp: a profile that denies execveat runs, with the compiled filter cached and not (no trampoline exec)" {
+	# A foreground run may exec the program through a trampoline with execveat; the
+	# cached filter must remember that this profile forbids it (a run that ignored it
+	# would fail to start the program: exit 126, no output from it).
+	seccomp_config '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["execveat"],"action":"SCMP_ACT_ERRNO"}]}'
+	set_args /bin/probe syscall execveat
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$output" = EPERM ] || { echo "cold: $status $output" >&2; false; } # the probe ran: the filter answered
+	[ "$(ls "$SBX_ROOT/@seccomp-cache" | wc -l)" -eq 1 ]
+	sbx run --bundle "$BUNDLE" "$ID-2"
+	[ "$output" = EPERM ] || { echo "cached: $status $output" >&2; false; }
+	# denied only with the flags the trampoline passes (AT_EMPTY_PATH): not outright either
+	seccomp_config '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["execveat"],"action":"SCMP_ACT_ERRNO",
+		"args":[{"index":4,"value":4096,"op":"SCMP_CMP_EQ"}]}]}'
+	set_args true
+	for i in 1 2; do
+		sbx run --bundle "$BUNDLE" "$ID-c$i"
+		[ "$status" -eq 0 ] || { echo "conditional, run $i: $status $output" >&2; false; }
+	done
+	[ "$(ls "$SBX_ROOT/@seccomp-cache" | wc -l)" -eq 2 ]
+}
+
 @test "seccomp: SCMP_ACT_NOTIFY sends the listener fd and the process state to listenerPath" {
 	local sock=$BATS_TEST_TMPDIR/agent.sock
 	"$SBX_FIXTURES/seccomp-agent" "$sock" 42 >"$BATS_TEST_TMPDIR/agent.out" 2>&1 &

@@ -127,7 +127,7 @@ static const struct
   S (move_pages), S (quotactl_fd), S (fanotify_init), S (iopl), S (ioperm), S (nfsservctl), S (mknod),
   S (uname), S (getrandom), S (statx), S (landlock_create_ruleset), S (memfd_secret), S (futex_waitv),
   S (setresuid), S (setresgid), S (setgroups), S (capset), S (prctl), S (chdir), S (mknodat), S (pidfd_open),
-  S (chmod), S (fchdir), S (connect), S (shmget), S (shmat),
+  S (chmod), S (fchdir), S (connect), S (shmget), S (shmat), S (execveat),
 #undef S
 };
 
