@@ -8,7 +8,7 @@ rm -rf "$BUNDLES"
 mkdir -p "$BIN" "$BUNDLES" "$STATE" "$RESULTS"
 mountpoint -q "$STATE" || mount -t tmpfs -o mode=0700,size=64m sbx-bench-state "$STATE"
 for c in floorrun idexec crun-hybrid abrun; do
-	gcc -O2 -Wall -o "$BIN/$c" "$BENCH_SRC/$c.c"
+	gcc -O2 -Wall -o "$BIN/$c" "$BENCH_SRC/$c.c" -lm
 done
 
 # busybox rootfs: Debian's static busybox, so /bin/true needs no libraries

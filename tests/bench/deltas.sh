@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 N=${DELTA_N:-60}
 out=$RESULTS/deltas.tsv
-printf 'delta\tA_ms\tB_ms\tB_minus_A_ms\tA_q1\tA_q3\tB_q1\tB_q3\n' >"$out"
+printf 'delta\tA_ms\tB_ms\tB_minus_A_ms\tA_q1\tA_q3\tB_q1\tB_q3\tpaired_ms\tpaired_lo\tpaired_hi\n' >"$out"
 sbx() { echo "${SBX[*]} run --bundle $BUNDLES/$1 bench-{id}"; }
 # The floor without idexec: abrun gives the ids itself, and idexec's own exec (a
 # dynamic binary: ~0.8 ms here) in the floor alone would flatter every runtime row.

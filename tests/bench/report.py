@@ -83,9 +83,12 @@ deltas = os.path.join(res, "deltas.tsv")
 if os.path.exists(deltas):
     for line in open(deltas).read().splitlines()[1:]:
         f = line.split("\t")
-        ratios.append(("deltas", f"{f[0]} (alternated)", f"{float(f[2]) / float(f[1]):.2f}×", f"{float(f[3]):+.2f} ms"))
+        # the paired median and its 95% interval (abrun.c), where the row has them
+        paired = f" (paired {float(f[8]):+.2f} [{float(f[9]):+.2f}, {float(f[10]):+.2f}])" if len(f) >= 11 else ""
+        ratios.append(("deltas", f"{f[0]} (alternated)", f"{float(f[2]) / float(f[1]):.2f}×",
+                       f"{float(f[3]):+.2f} ms{paired}"))
 
-for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms)"),
+for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms; paired: median of B-A per pair, 95% interval)"),
                  ("soak-leaks.tsv", "leak check around the sequential runs"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
     path = os.path.join(res, f)
