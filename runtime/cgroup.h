@@ -129,8 +129,10 @@ int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
 /* Only what the OOM report of a plain `run` needs (two files instead of a dozen):
  * false when the cgroup has no memory controller. */
 bool cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit);
-/* v1 hierarchies to join for these resources, and the subset that must exist. */
-uint32_t cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot);
+/* v1 hierarchies to join for these resources (one_shot: a foreground run, deleted
+ * when it ends; cpu_numbers: its caller reads the cgroup's CPU time), and the subset
+ * that must exist. */
+uint32_t cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot, bool cpu_numbers);
 uint32_t cgroup_v1_required_for (const struct oci_resources *r);
 
 /* Shared helpers of the two backends (cgroup.c). */

@@ -73,6 +73,7 @@ struct container
   int listen_fds;        /* socket activation: fds 3..3+N-1 passed on (LISTEN_FDS) */
   char *listen_env;      /* "LISTEN_FDS=N" for the process's env */
   bool forward_signals;  /* foreground run: block the forwarded signals before clone */
+  bool watched;          /* foreground run whose caller reads the numbers (run_watch) */
   bool signals_blocked;
   sigset_t forwarded, saved_mask;
   struct run_watch *watch; /* a watched foreground run, once the program started */
@@ -270,7 +271,7 @@ plan (struct container *c, struct sbx_error *err)
       cgroup_init (&c->cg, mode, path);
       if (mode != CGROUP_MODE_UNIFIED)
         {
-          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->forward_signals);
+          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->forward_signals, c->watched);
           c->cg.v1_required = cgroup_v1_required_for (&c->resources);
           if (c->resources.n_unified)
             return sbx_error_set (err, 0, "linux.resources.unified.%s: needs cgroup v2; this host's controllers are "
@@ -684,6 +685,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
 
   container_init_struct (&c, ctx, o);
   c.forward_signals = !detach;
+  c.watched = !detach && watch;
   foreground_signal_set (&c.forwarded);
   /* Be the subreaper so a two-stage init stays our child. */
   if (!detach)
