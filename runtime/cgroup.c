@@ -146,7 +146,7 @@ cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path)
   cg->owned_from = CGROUP_OWNS_NOTHING;
   cg->v2_dirfd = -1;
   for (int i = 0; i < CG1_COUNT; i++)
-    cg->v1_dirfd[i] = -1;
+    cg->v1_dirfd[i] = cg->v1_rootfd[i] = -1;
   cg->ops = mode == CGROUP_MODE_UNIFIED ? &cgroup_v2_ops : (mode == CGROUP_MODE_NONE ? NULL : &cgroup_v1_ops);
 }
 
@@ -156,8 +156,12 @@ cgroup_close (struct cgroup *cg)
   if (cg->v2_dirfd >= 0)
     close (cg->v2_dirfd);
   for (int i = 0; i < CG1_COUNT; i++)
-    if (cg->v1_dirfd[i] >= 0)
-      close (cg->v1_dirfd[i]);
+    {
+      if (cg->v1_dirfd[i] >= 0)
+        close (cg->v1_dirfd[i]);
+      if (cg->v1_rootfd[i] >= 0)
+        close (cg->v1_rootfd[i]);
+    }
   free (cg->path);
   cgroup_init (cg, CGROUP_MODE_NONE, NULL);
 }
@@ -233,14 +237,12 @@ cgroup_read_pids_at (int dirfd, pid_t **pids, size_t *n, struct sbx_error *err)
 int
 cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, struct sbx_error *err)
 {
-  _cleanup_free_ char *copy = xstrdup (path);
-  _cleanup_close_ int cur = dup (rootfd);
+  _cleanup_free_ char *copy = NULL;
+  _cleanup_close_ int cur = -1;
   char *save = NULL, *comp;
   int idx = 0, first_created = -1;
   const char *rel = path;
   size_t depth = 0;
-  if (cur < 0)
-    return sbx_error_set (err, errno, "dup");
   /* The common case in one mkdir and one open: every ancestor exists, the leaf does
      not. A cgroup file system has no symlinks, and validation refused "..". */
   while (*rel == '/')
@@ -258,6 +260,10 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
       return 0;
     }
   /* A missing ancestor (or an existing leaf): one component at a time. */
+  copy = xstrdup (path);
+  cur = dup (rootfd);
+  if (cur < 0)
+    return sbx_error_set (err, errno, "dup");
   for (comp = strtok_r (copy, "/", &save); comp; comp = strtok_r (NULL, "/", &save), idx++)
     {
       int next;

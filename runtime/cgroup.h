@@ -62,6 +62,9 @@ struct cgroup
   bool no_clone_into;
   /* v1: one dir per hierarchy we joined, -1 when not used */
   int v1_dirfd[CG1_COUNT];
+  /* v1: the hierarchies' roots (O_PATH) kept from create to destroy in one process
+   * (run), so that removing the cgroup does not walk /sys/fs/cgroup again; -1 */
+  int v1_rootfd[CG1_COUNT];
   uint32_t v1_mask;     /* controllers joined */
   uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
   uint32_t v1_made;     /* of those, the ones whose cgroup this create made (fresh files) */

@@ -84,10 +84,10 @@ v1_create (struct cgroup *cg, struct sbx_error *err)
   cg->v1_mask |= 1u << CG1_FREEZER;
   for (int i = 0; i < CG1_COUNT; i++)
     {
-      _cleanup_close_ int root = -1;
+      int root;
       if (!(cg->v1_mask & (1u << i)))
         continue;
-      root = open_hierarchy (i);
+      root = cg->v1_rootfd[i] = open_hierarchy (i);
       if (root < 0)
         {
           if (!(cg->v1_required & (1u << i)))
@@ -270,10 +270,11 @@ v1_destroy (struct cgroup *cg, struct sbx_error *err)
     }
   for (int i = 0; i < CG1_COUNT; i++)
     {
-      _cleanup_close_ int root = -1;
+      _cleanup_close_ int opened = -1;
+      int root;
       if (!(cg->v1_mask & (1u << i)))
         continue;
-      root = open_hierarchy (i);
+      root = cg->v1_rootfd[i] >= 0 ? cg->v1_rootfd[i] : (opened = open_hierarchy (i));
       if (root < 0)
         continue;
       if (cgroup_rmdir_path (root, cg->path, cg->owned_from) < 0)
