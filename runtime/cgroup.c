@@ -151,6 +151,17 @@ cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path)
 }
 
 void
+cgroup_drop_roots (struct cgroup *cg)
+{
+  for (int i = 0; i < CG1_COUNT; i++)
+    if (cg->v1_rootfd[i] >= 0)
+      {
+        close (cg->v1_rootfd[i]);
+        cg->v1_rootfd[i] = -1;
+      }
+}
+
+void
 cgroup_close (struct cgroup *cg)
 {
   if (cg->v2_dirfd >= 0)

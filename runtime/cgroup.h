@@ -64,7 +64,7 @@ struct cgroup
   int v1_dirfd[CG1_COUNT];
   /* v1: the hierarchies' roots (O_PATH) kept from create to destroy in one process
    * (run), so that removing the cgroup does not walk /sys/fs/cgroup again; -1 */
-  int v1_rootfd[CG1_COUNT];
+  int v1_rootfd[CG1_COUNT]; /* the init drops them first thing (cgroup_drop_roots) */
   uint32_t v1_mask;     /* controllers joined */
   uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
   uint32_t v1_made;     /* of those, the ones whose cgroup this create made (fresh files) */
@@ -118,6 +118,9 @@ char *cgroup_resolve_path (const char *cgroups_path, const char *id, bool system
 
 void cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path);
 void cgroup_close (struct cgroup *cg);
+/* Close and forget the v1 hierarchy roots: for a clone that closes every fd it does not
+ * keep (the init), so that cgroup_close later does not close those numbers again. */
+void cgroup_drop_roots (struct cgroup *cg);
 /* Open the cgroup recorded in a container state; returns 0 with mode NONE if none. */
 int cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx_error *err);
 bool cgroup_is_frozen (const struct sbx_state *s);

@@ -267,6 +267,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   for (size_t i = 0; i < ARRAY_SIZE (a->parent_fds); i++)
     if (a->parent_fds[i] >= 0)
       close (a->parent_fds[i]); /* and with them the state dir lock */
+  cgroup_drop_roots (a->cg); /* the parent's, for its rmdir: not kept below */
   process_reset_signals ();
   if (a->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
