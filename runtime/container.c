@@ -73,6 +73,7 @@ struct container
   int listen_fds;        /* socket activation: fds 3..3+N-1 passed on (LISTEN_FDS) */
   char *listen_env;      /* "LISTEN_FDS=N" for the process's env */
   bool forward_signals;  /* foreground run: block the forwarded signals before clone */
+  bool one_shot;         /* foreground run deleted when it ends (not --keep) */
   bool watched;          /* foreground run whose caller reads the numbers (run_watch) */
   bool signals_blocked;
   sigset_t forwarded, saved_mask;
@@ -271,7 +272,7 @@ plan (struct container *c, struct sbx_error *err)
       cgroup_init (&c->cg, mode, path);
       if (mode != CGROUP_MODE_UNIFIED)
         {
-          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->forward_signals, c->watched);
+          c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->one_shot, c->watched);
           c->cg.v1_required = cgroup_v1_required_for (&c->resources);
           if (c->resources.n_unified)
             return sbx_error_set (err, 0, "linux.resources.unified.%s: needs cgroup v2; this host's controllers are "
@@ -325,17 +326,19 @@ open_state_root (struct container *c, struct sbx_error *err)
 }
 
 /* Compiled, or taken from the cache, before anything is claimed: a profile that does
- * not compile leaves no container behind, and a hit also says whether the exec
- * trampoline may run (create_common) without parsing the rules. */
+ * not compile leaves no container behind. Without `compile` it only needs to say
+ * whether the exec trampoline may run (create_common): a hit says so without parsing
+ * the rules, and a miss parses them but leaves the compiling to the second call, which
+ * is in the sealed re-exec when the trampoline does not fit. */
 static int
-prepare_seccomp (struct container *c, struct sbx_error *err)
+prepare_seccomp (struct container *c, bool compile, struct sbx_error *err)
 {
   _cleanup_free_ char *cache = NULL;
   if (!c->config->linux_.seccomp)
     return 0;
   /* The state root holds the compiled-filter cache ("@" cannot start an id). */
   cache = xasprintf ("%s/@seccomp-cache", c->ctx->root);
-  return sbx_seccomp_prepare (&c->seccomp_config, cache, &c->ctx->log, &c->seccomp, err);
+  return sbx_seccomp_prepare (&c->seccomp_config, cache, compile, &c->ctx->log, &c->seccomp, err);
 }
 
 static void
@@ -547,10 +550,12 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
   trampoline = seal && exec_trampoline_may_fit (c->config, foreground);
   if (seal && !trampoline && sealed_exe_ensure (err) < 0)
     return -1;
-  if (plan (c, err) < 0 || open_state_root (c, err) < 0 || prepare_seccomp (c, err) < 0)
+  if (plan (c, err) < 0 || open_state_root (c, err) < 0)
     return -1;
   if (trampoline)
     {
+      if (prepare_seccomp (c, false, err) < 0)
+        return -1;
       c->trampoline_fd = exec_trampoline_open (!c->config->linux_.seccomp || c->seccomp.allows_execveat);
       if (c->trampoline_fd < 0 && sealed_exe_ensure (err) < 0)
         return -1;
@@ -558,6 +563,8 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
          a container process that would see it (a bind of the host's /proc). */
       prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
+  if (prepare_seccomp (c, true, err) < 0)
+    return -1;
   apply_socket_activation (c);
   if (claim (c, !foreground, err) < 0)
     goto fail;
@@ -685,6 +692,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
 
   container_init_struct (&c, ctx, o);
   c.forward_signals = !detach;
+  c.one_shot = !detach && !keep;
   c.watched = !detach && watch;
   foreground_signal_set (&c.forwarded);
   /* Be the subreaper so a two-stage init stays our child. */

@@ -265,7 +265,7 @@ prepare_seccomp (struct exec_ctx *e, struct sbx_ctx *ctx, struct sbx_error *err)
     return -1;
   e->seccomp_config.text = e->config->raw;
   cache = xasprintf ("%s/@seccomp-cache", ctx->root);
-  if (sbx_seccomp_prepare (&e->seccomp_config, cache, &ctx->log, &e->seccomp, err) < 0)
+  if (sbx_seccomp_prepare (&e->seccomp_config, cache, true, &ctx->log, &e->seccomp, err) < 0)
     return -1;
   if (e->seccomp.notify)
     {

@@ -104,7 +104,7 @@ add_rule (scmp_filter_ctx ctx, uint32_t action, int nr, const struct oci_seccomp
 }
 
 static int
-compile (const struct oci_seccomp *s, struct sbx_log *log, scmp_filter_ctx *out, int *max_nr, struct sbx_error *err)
+compile_rules (const struct oci_seccomp *s, struct sbx_log *log, scmp_filter_ctx *out, int *max_nr, struct sbx_error *err)
 {
   uint32_t def = action_value (s->default_action, s->has_default_errno_ret, s->default_errno_ret);
   scmp_filter_ctx ctx;
@@ -248,7 +248,7 @@ cache_key (const struct oci_seccomp *s, char hex[65])
       bytes = json = gen_finish (g, &len);
       yajl_gen_free (g);
     }
-  snprintf (extra, sizeof extra, "|libseccomp %u.%u.%u|sbx-oci %s|enosys-prefix 1|tree|header 1", v->major, v->minor,
+  snprintf (extra, sizeof extra, "|libseccomp %u.%u.%u|sbx-oci %s|enosys-prefix 1|tree|header 2", v->major, v->minor,
             v->micro, PACKAGE_VERSION);
   sha256_init (&h);
   sha256_update (&h, bytes ? bytes : "", len);
@@ -319,12 +319,14 @@ cache_write (const char *dir, const char *key, const struct seccomp_program *p)
 }
 
 int
-sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log, struct seccomp_program *out,
-                     struct sbx_error *err)
+sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, bool compile, struct sbx_log *log,
+                     struct seccomp_program *out, struct sbx_error *err)
 {
   scmp_filter_ctx ctx = NULL;
   char key[65];
   int max_nr = -1, ret;
+  if (out->insns)
+    return 0; /* an earlier call took it from the cache */
   memset (out, 0, sizeof *out);
   for (size_t i = 0; i < sbx_seccomp_flags_count; i++)
     if (s->flags & (1u << i))
@@ -334,10 +336,14 @@ sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_lo
      not needed (unknown-name warnings were given then). */
   if (!(cache_dir && cache_read (cache_dir, key, out)))
     {
-      if (oci_seccomp_load_rules (s, err) < 0 || compile (s, log, &ctx, &max_nr, err) < 0)
+      if (oci_seccomp_load_rules (s, err) < 0)
         return -1;
       out->notify = s->uses_notify;
       out->allows_execveat = oci_seccomp_allows_unconditionally (s, "execveat");
+      if (!compile)
+        return 0;
+      if (compile_rules (s, log, &ctx, &max_nr, err) < 0)
+        return -1;
       ret = export_program (ctx, s, max_nr, out, err);
       seccomp_release (ctx);
       if (ret < 0)

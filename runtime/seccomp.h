@@ -33,10 +33,13 @@ struct seccomp_program
   bool allows_execveat; /* unconditionally: the exec trampoline can run (exec_trampoline.h) */
 };
 
-/* Compile (or take from the cache in cache_dir, which may be NULL). Deferred rules
- * are parsed (oci_seccomp_load_rules) only when the cache has no entry: what else a
- * caller needs to know of them (notify, allows_execveat) is kept with the program. */
-int sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, struct sbx_log *log,
+/* Compile (or take from the cache in cache_dir, which may be NULL) into *out, which
+ * starts zeroed. Deferred rules are parsed (oci_seccomp_load_rules) only when the cache
+ * has no entry: what else a caller needs to know of them (notify, allows_execveat) is
+ * kept with the program. Without `compile`, a miss stops after the rules (out->insns
+ * stays NULL: the caller only wanted to know); a second call with `compile` finishes
+ * it, and returns at once after a hit. */
+int sbx_seccomp_prepare (struct oci_seccomp *s, const char *cache_dir, bool compile, struct sbx_log *log,
                          struct seccomp_program *out, struct sbx_error *err);
 void sbx_seccomp_free (struct seccomp_program *p);
 /* Load into the calling process; with notify, returns the listener fd in *notify_fd. */

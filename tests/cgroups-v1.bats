@@ -1,31 +1,39 @@
 #!/usr/bin/env bats
 # What a hybrid host's v1 hierarchies hold while a container runs: which controllers
 # a container joins. (cgroups.bats checks limits through events --stats and what the
-# process sees, on v1 and in the v2 guest; this file reads v1 directories.)
+# process sees, on v1 and in the v2 guest; this file reads the v1 view.)
 
 load helpers
 
-# The v1 hierarchies that hold a cgroup named ID, one name per line, sorted.
-hierarchies_of() {
-	local d
-	for d in /sys/fs/cgroup/*/; do
-		[ -L "${d%/}" ] && continue # cpu -> cpu,cpuacct style links: the mount is listed itself
-		find "$d" -maxdepth 4 -type d -name "$1" 2>/dev/null | grep -q . && basename "$d"
-	done | sort
+# The v1 controllers whose cgroup for process PID is the container ID's, one per
+# line, sorted; from /proc/PID/cgroup, which names every controller of a hierarchy
+# however the host mounted them ("cpu,cpuacct" or one each).
+controllers_of() {
+	awk -F: -v id="$2" '$2 != "" && $2 !~ /^name=/ && $3 ~ ("/" id "$") { print $2 }' "/proc/$1/cgroup" |
+		tr ',' '\n' | sort
 }
 
-# Start a foreground run of the bundle in the background; wait until it is running.
-run_in_background() {
-	"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$1" </dev/null >/dev/null 2>&1 &
+# the container's init pid, once its state says running (15 s at most)
+running_pid() {
+	local st
 	for _ in $(seq 300); do
-		[ "$("$SBX_OCI" --root "$SBX_ROOT" state "$1" 2>/dev/null | jq -r .status)" = running ] && return 0
+		st=$("$SBX_OCI" --root "$SBX_ROOT" state "$1" 2>/dev/null) || st=
+		if [ "$(jq -r .status <<<"$st" 2>/dev/null)" = running ]; then
+			jq -r .pid <<<"$st"
+			return 0
+		fi
 		sleep 0.05
 	done
 	echo "$1 did not start" >&2
 	return 1
 }
 
-stop_background() {
+# controllers of a foreground run of the bundle, taken while it runs
+foreground_controllers() {
+	local pid
+	"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$1" </dev/null >/dev/null 2>&1 &
+	pid=$(running_pid "$1")
+	controllers_of "$pid" "$1"
 	"$SBX_OCI" --root "$SBX_ROOT" kill "$1" KILL
 	wait
 }
@@ -33,23 +41,38 @@ stop_background() {
 @test "cgroups (v1): a foreground run joins only the hierarchies its config uses, a detached one the defaults" {
 	requires cgroup_v1
 	set_args sleep 100
-	run_in_background "$ID"
-	run hierarchies_of "$ID"
-	stop_background "$ID"
+	run foreground_controllers "$ID"
 	# freezer (membership, pause, kill) and devices (the allow-list), nothing else
 	[ "$output" = "$(printf 'devices\nfreezer')" ] || { echo "no resources: $output" >&2; false; }
 
 	update_config '.linux.resources = {"memory": {"limit": 67108864}, "pids": {"limit": 64}}'
-	run_in_background "$ID-lim"
-	run hierarchies_of "$ID-lim"
-	stop_background "$ID-lim"
+	run foreground_controllers "$ID-lim"
 	[ "$output" = "$(printf 'devices\nfreezer\nmemory\npids')" ] || { echo "memory+pids: $output" >&2; false; }
+
+	# a CPU limit: cpu, and cpuacct with it (the usage goes with the limit)
+	update_config '.linux.resources = {"cpu": {"shares": 512}}'
+	run foreground_controllers "$ID-cpu"
+	[ "$output" = "$(printf 'cpu\ncpuacct\ndevices\nfreezer')" ] || { echo "cpu shares: $output" >&2; false; }
 
 	# a container that lives on joins what `events --stats` and `update` may want
 	update_config 'del(.linux.resources)'
 	sbx_detached run -d --bundle "$BUNDLE" "$ID-d"
-	run hierarchies_of "$ID-d"
+	run controllers_of "$(running_pid "$ID-d")" "$ID-d"
 	for c in cpuacct devices freezer memory pids; do
 		grep -qx "$c" <<<"$output" || { echo "detached: $c missing from: $output" >&2; false; }
+	done
+}
+
+@test "cgroups (v1): sbx-oci python, whose report has the cgroup's CPU time, joins cpuacct" {
+	requires cgroup_v1
+	local id=$ID-py pid
+	timeout -k 5 60 "$SBX_OCI" --root "$SBX_ROOT" python --id "$id" -c 'import time; time.sleep(30)' \
+		</dev/null >/dev/null 2>&1 &
+	pid=$(running_pid "$id")
+	run controllers_of "$pid" "$id"
+	"$SBX_OCI" --root "$SBX_ROOT" kill "$id" KILL
+	wait || true
+	for c in cpuacct devices freezer memory pids; do
+		grep -qx "$c" <<<"$output" || { echo "python: $c missing from: $output" >&2; false; }
 	done
 }
