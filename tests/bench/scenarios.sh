@@ -21,20 +21,23 @@ for s in "$@"; do
 		run_rows bb-base
 		# the floor, the payload alone, and crun's hybrid-host wrapper alone (its share of the crun row)
 		rows+=(-n floor "$(floor bb)" -n direct "$BIN/idexec $W/rootfs/busybox/bin/true"
-			-n "crun-hybrid wrapper alone" "$BIN/idexec $BIN/crun-hybrid $W/rootfs/busybox/bin/true")
+			-n "crun-hybrid wrapper alone" "$BIN/idexec $BIN/crun-hybrid $W/rootfs/busybox/bin/true"
+			-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop")
 		;;
 	py)
 		# the python sandbox: user namespace, no caps, no_new_privs, python profile, limits.
 		# floor+userns pays for the user namespace too; floor is issue 7's reference.
 		run_rows py
-		rows+=(-n floor "$(floor py)" -n floor+userns "$(floor py -U)" -n direct "$BIN/idexec $PY -c pass")
+		rows+=(-n floor "$(floor py)" -n floor+userns "$(floor py -U)" -n direct "$BIN/idexec $PY -c pass"
+			-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop")
 		;;
 	pycmd)
 		# `sbx-oci python -c pass` end to end: the whole one-shot sandbox (its own bundle,
 		# limits, seccomp, Landlock, own init, workdir, result bookkeeping) against the
 		# same floor and the interpreter alone
-		rows+=(-n "sbx-oci python -c pass" "${SBX[*]} python --python $PY -c pass"
-			-n floor+userns "$(floor py -U)" -n direct "$BIN/idexec $PY -c pass")
+		rows+=(-n "sbx-oci python -c pass" "$BIN/idexec ${SBX[*]} python --python $PY -c pass"
+			-n floor+userns "$(floor py -U)" -n direct "$BIN/idexec $PY -c pass"
+			-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop")
 		;;
 	limits) run_rows bb-base && run_rows bb-limits ;;
 	seccomp) run_rows bb-base && run_rows bb-seccomp && run_rows bb-seccomp-limits ;;
