@@ -15,7 +15,9 @@
  *              parent exits; child waits on exec.fifo for `start`
  *   6b run:    parent writes state.json                       -> SYNC_START
  *              (no startContainer hook, no seccomp listener: state.json is written
- *              during 3-5, and the child goes on after SYNC_READY without SYNC_START)
+ *              during 3-5, and the child goes on after SYNC_READY without SYNC_START;
+ *              no poststart hook either: the parent reads SYNC_READY and the exec's
+ *              outcome only after the container's exit, container.c spawn())
  *   7  child   startContainer hooks, user, caps, seccomp, exec (the socket closes on exec: EOF = success)
  */
 #ifndef SBX_SYNC_H

@@ -238,3 +238,25 @@ init_pid() { "$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid; }
 	[ "$status" -ne 0 ]
 	assert_one_line_error "command"
 }
+
+@test "exec: into a foreground run joins only once the program runs, never while the init sets up" {
+	# 1500 tmpfs mounts make the init's setup take a while; exec is tried from the
+	# moment the state dir exists. While pid 1 is still the runtime (setting up, or
+	# about to exec), exec must wait on the state dir's lock: what it finds as pid 1 is
+	# the program. (A foreground run without hooks hands that lock to the init, whose
+	# exec releases it.)
+	update_config '.mounts += [range(1500) | {"destination": "/tmp/m\(.)", "type": "tmpfs", "source": "tmpfs"}]'
+	set_args sleep 3
+	"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>&1 &
+	local out=""
+	for _ in $(seq 2000); do
+		[ -d "$SBX_ROOT/$ID" ] && break
+		sleep 0.002
+	done
+	[ -d "$SBX_ROOT/$ID" ]
+	out=$(timeout 20 "$SBX_OCI" --root "$SBX_ROOT" exec "$ID" cat /proc/1/cmdline | tr '\0' ' ')
+	"$SBX_OCI" --root "$SBX_ROOT" kill "$ID" KILL || true
+	wait || true
+	echo "pid 1 seen by exec: $out" >&2
+	[ "$out" = "sleep 3 " ]
+}
