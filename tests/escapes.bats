@@ -628,6 +628,7 @@ except OSError as e:
 
 start_recvtty() {
 	SOCK=$BATS_TEST_TMPDIR/console.sock
+	rm -f "$SOCK" # a stale socket of an earlier receiver would pass the wait below at once
 	bg "$BATS_TEST_TMPDIR/tty.out" "$SBX_FIXTURES/recvtty" "$SOCK" "$1"
 	RECV=$BG_LAST
 	wait_for 5 test -S "$SOCK"

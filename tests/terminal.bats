@@ -6,6 +6,7 @@ load helpers
 
 start_recvtty() {
 	SOCK=$BATS_TEST_TMPDIR/console.sock
+	rm -f "$SOCK" # a stale socket of an earlier receiver would pass the wait below at once
 	"$SBX_FIXTURES/recvtty" "$SOCK" "$1" >"$BATS_TEST_TMPDIR/tty.out" 2>&1 &
 	RECV=$!
 	for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.05; done
