@@ -675,6 +675,22 @@ run_cleanup (struct container *c, struct run_watch *watch)
     }
 }
 
+/* Deferred start (spawn()), after the exit: the init's messages are queued on the
+ * socket. READY, then EOF (the exec closed it) or the exec's error; or the init's error
+ * alone. An init killed before it was ready (a forwarded signal, the deadline) ends the
+ * run as the killed program would have: its status, no setup error. */
+static int
+confirm_deferred_start (struct container *c, int term_signal, struct sbx_error *err)
+{
+  int r = sync_next (c->child.sync_fd, SYNC_READY, NULL, NULL, err);
+  if (r < 0)
+    return -1;
+  if (r == 0)
+    return term_signal ? 0
+                       : sbx_error_set (err, 0, "the container process exited during setup (waiting for ready)");
+  return sync_wait_exec (c->child.sync_fd, err);
+}
+
 /* With our own init (reaper.h), its exit status is the program's as a number; the
  * exact wait status (killed by which signal) came through the status pipe. */
 static void
@@ -707,6 +723,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
                int *exit_status, struct sbx_error *err)
 {
   struct container c;
+  struct fg_watch plain = { 0 }, *fg;
   _cleanup_close_ int sfd = -1;
   int ret = -1;
 
@@ -719,6 +736,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   if (!detach)
     prctl (PR_SET_CHILD_SUBREAPER, 1);
 
+  fg = watch ? &watch->fg : &plain;
   ret = create_common (&c, !detach, err);
   if (o->has_stdio)
     for (int i = 0; i < 3; i++)
@@ -763,14 +781,12 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       sbx_error_set (err, errno, "signalfd");
       goto abort;
     }
-  if (foreground_wait (c.child.pidfd, sfd, watch ? &watch->fg : NULL, exit_status, err) < 0)
+  if (foreground_wait (c.child.pidfd, sfd, fg, exit_status, err) < 0)
     goto abort;
   c.child.pid = -1;
-  /* Deferred start: did the init get ready and exec, or does its error explain the
-     exit? Its messages are queued on the socket, then EOF. */
   if (c.deferred_start)
     {
-      if (sync_expect (c.child.sync_fd, SYNC_READY, NULL, NULL, err) < 0 || sync_wait_exec (c.child.sync_fd, err) < 0)
+      if (confirm_deferred_start (&c, fg->term_signal, err) < 0)
         goto abort;
       if (watch)
         watch->started = true;

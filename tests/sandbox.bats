@@ -550,6 +550,16 @@ while True:
 	expect_no_processes_of "$HOST_ID"
 }
 
+@test "sandbox: a deadline that passes before the program starts is a timeout too, not a setup error" {
+	# 1 ms: the sandbox's own setup takes longer, so the deadline fires while the init
+	# sets up (the runtime waits for nothing but the exit, run: deferred start)
+	py --timeout 0.001 -c 'print("never")'
+	expect_status 137
+	has "$stderr" "timed out"
+	result_is '.exit_code == 137 and .signal == "SIGKILL" and .timed_out == true and .error == null'
+	expect_no_processes_of "$HOST_ID"
+}
+
 @test "sandbox: a CPU spin under --cpu-time 1 gets SIGXCPU at the limit: cpu_time_exceeded, 152" {
 	# three times: the signal lands at slightly different splits of user and system time
 	for _ in 1 2 3; do
