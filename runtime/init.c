@@ -276,10 +276,10 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   if (a->cgroup_self_join && a->cg->ops->enter_self (a->cg, err) < 0)
     return -1;
   {
-    int keep[11 + SBX_NS_COUNT + CG1_COUNT];
+    int keep[10 + SBX_NS_COUNT + CG1_COUNT];
     size_t n = 0;
     int mine[] = { a->sync_fd, a->fifo_fd, a->console_fd, a->seccomp_listener_fd, a->bundle_fd, a->ctx->log.fd,
-                   a->cg->v2_dirfd, a->status_fd, a->trampoline_fd, a->state_lock_fd };
+                   a->cg->v2_dirfd, a->status_fd, a->trampoline_fd };
     for (size_t i = 0; i < ARRAY_SIZE (mine); i++)
       keep[n++] = mine[i];
     for (int i = 0; i < CG1_COUNT; i++)

@@ -48,7 +48,6 @@ struct init_args
   int trampoline_fd;   /* the last exec goes through this sealed memfd (exec_trampoline.h); -1 */
   struct mounts_special special; /* what was mounted at /proc and /sys (mounts.h) */
   int parent_fds[4];   /* the parent's own fds (state dir, state root): closed first */
-  int state_lock_fd;   /* deferred start: the state dir, kept (O_CLOEXEC): its lock goes with our exec */
 };
 
 void init_main (struct init_args *a) __attribute__ ((noreturn));

@@ -65,31 +65,19 @@ sync_send_error (int fd, const struct sbx_error *e)
 int
 sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_error *err)
 {
-  int r = sync_next (fd, type, payload, len, err);
-  if (r == 0)
-    return sbx_error_set (err, 0, "the container process exited during setup (waiting for %s)",
-                          sync_type_name (type));
-  return r < 0 ? -1 : 0;
-}
-
-int
-sync_next (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_error *err)
-{
   struct sync_header h;
   char buf[SYNC_MAX_PAYLOAD + 1];
   struct iovec iov[2] = { { &h, sizeof h }, { buf, SYNC_MAX_PAYLOAD } };
   struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
   ssize_t r;
-  int resets = 0;
-  /* ECONNRESET: the peer is gone with our messages to it unread (killed before it read
-     them). The kernel reports that once, before what is still queued for us. */
   do
     r = recvmsg (fd, &msg, MSG_CMSG_CLOEXEC);
-  while (r < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
+  while (r < 0 && errno == EINTR);
   if (r < 0)
     return sbx_error_set (err, errno, "sync: waiting for %s", sync_type_name (type));
   if (r == 0)
-    return 0;
+    return sbx_error_set (err, 0, "the container process exited during setup (waiting for %s)",
+                          sync_type_name (type));
   if ((size_t) r < sizeof h || h.len != (size_t) r - sizeof h || h.len > SYNC_MAX_PAYLOAD)
     return sbx_error_set (err, EPROTO, "sync: malformed message");
   buf[h.len] = '\0';
@@ -108,7 +96,7 @@ sync_next (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_e
       memcpy (payload, buf, n);
       *len = n;
     }
-  return 1;
+  return 0;
 }
 
 int
@@ -119,12 +107,9 @@ sync_wait_exec (int fd, struct sbx_error *err)
   struct iovec iov[2] = { { &h, sizeof h }, { buf, SYNC_MAX_PAYLOAD } };
   struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
   ssize_t r;
-  int resets = 0;
-  /* ECONNRESET: the peer is gone with our messages to it unread (killed before it read
-     them). The kernel reports that once, before what is still queued for us. */
   do
     r = recvmsg (fd, &msg, MSG_CMSG_CLOEXEC);
-  while (r < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
+  while (r < 0 && errno == EINTR);
   if (r == 0)
     return 0;
   if (r < 0)
@@ -176,12 +161,9 @@ sync_expect_fds (int fd, enum sync_type type, int *fds, size_t *n, struct sbx_er
   struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
   size_t got = 0;
   ssize_t r;
-  int resets = 0;
-  /* ECONNRESET: the peer is gone with our messages to it unread (killed before it read
-     them). The kernel reports that once, before what is still queued for us. */
   do
     r = recvmsg (fd, &msg, MSG_CMSG_CLOEXEC);
-  while (r < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
+  while (r < 0 && errno == EINTR);
   if (r < 0)
     return sbx_error_set (err, errno, "sync: waiting for %s", sync_type_name (type));
   if (r == 0)

@@ -15,9 +15,7 @@
  *              parent exits; child waits on exec.fifo for `start`
  *   6b run:    parent writes state.json                       -> SYNC_START
  *              (no startContainer hook, no seccomp listener: state.json is written
- *              during 3-5, and the child goes on after SYNC_READY without SYNC_START;
- *              no poststart hook either: the parent reads SYNC_READY and the exec's
- *              outcome only after the container's exit, container.c spawn())
+ *              during 3-5, and the child goes on after SYNC_READY without SYNC_START)
  *   7  child   startContainer hooks, user, caps, seccomp, exec (the socket closes on exec: EOF = success)
  */
 #ifndef SBX_SYNC_H
@@ -61,8 +59,6 @@ void sync_send_error (int fd, const struct sbx_error *e);
 /* Receive the next message, which must be `type`. A SYNC_ERROR becomes *err; EOF
  * becomes "the container process exited during setup". Payload is optional. */
 int sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_error *err);
-/* The same, where EOF is an answer: 1 for the message, 0 for EOF, -1 for an error. */
-int sync_next (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_error *err);
 /* After SYNC_START: EOF (the init exec'd, closing its O_CLOEXEC end) is success;
  * SYNC_ERROR is the reason the exec failed. */
 int sync_wait_exec (int fd, struct sbx_error *err);

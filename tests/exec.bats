@@ -243,8 +243,8 @@ init_pid() { "$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid; }
 	# 1500 tmpfs mounts make the init's setup take a while; exec is tried from the
 	# moment the state dir exists. While pid 1 is still the runtime (setting up, or
 	# about to exec), exec must wait on the state dir's lock: what it finds as pid 1 is
-	# the program. (A foreground run without hooks hands that lock to the init, whose
-	# exec releases it.)
+	# the program. (A build that released the lock early let exec join the mount
+	# namespace before the pivot: it saw the host's pid 1.)
 	update_config '.mounts += [range(1500) | {"destination": "/tmp/m\(.)", "type": "tmpfs", "source": "tmpfs"}]'
 	set_args sleep 3
 	"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>&1 &

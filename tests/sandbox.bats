@@ -551,8 +551,7 @@ while True:
 }
 
 @test "sandbox: a deadline that passes before the program starts is a timeout too, not a setup error" {
-	# 1 ms: the sandbox's own setup takes longer, so the deadline fires while the init
-	# sets up (the runtime waits for nothing but the exit, run: deferred start)
+	# 1 ms: the sandbox's own setup takes longer than that
 	py --timeout 0.001 -c 'print("never")'
 	expect_status 137
 	has "$stderr" "timed out"
