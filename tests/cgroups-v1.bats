@@ -28,11 +28,27 @@ running_pid() {
 	return 1
 }
 
+# Until the program runs (its setup, cgroup joins included, is over): PID's command
+# line is the program's, or PID (our own init) has forked it. The state says running
+# earlier: it is recorded while the init sets up.
+wait_program() {
+	for _ in $(seq 300); do
+		case "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" in
+		"$2"*) return 0 ;;
+		esac
+		[ -n "$(cat "/proc/$1/task/$1/children" 2>/dev/null)" ] && [ "$2" = "" ] && return 0
+		sleep 0.05
+	done
+	echo "the program of $1 did not start" >&2
+	return 1
+}
+
 # controllers of a foreground run of the bundle, taken while it runs
 foreground_controllers() {
 	local pid
 	"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$1" </dev/null >/dev/null 2>&1 &
 	pid=$(running_pid "$1")
+	wait_program "$pid" "sleep 100"
 	controllers_of "$pid" "$1"
 	"$SBX_OCI" --root "$SBX_ROOT" kill "$1" KILL
 	wait
@@ -57,7 +73,10 @@ foreground_controllers() {
 	# a container that lives on joins what `events --stats` and `update` may want
 	update_config 'del(.linux.resources)'
 	sbx_detached run -d --bundle "$BUNDLE" "$ID-d"
-	run controllers_of "$(running_pid "$ID-d")" "$ID-d"
+	local pid
+	pid=$(running_pid "$ID-d")
+	wait_program "$pid" "sleep 100"
+	run controllers_of "$pid" "$ID-d"
 	for c in cpuacct devices freezer memory pids; do
 		grep -qx "$c" <<<"$output" || { echo "detached: $c missing from: $output" >&2; false; }
 	done
@@ -69,6 +88,7 @@ foreground_controllers() {
 	timeout -k 5 60 "$SBX_OCI" --root "$SBX_ROOT" python --id "$id" -c 'import time; time.sleep(30)' \
 		</dev/null >/dev/null 2>&1 &
 	pid=$(running_pid "$id")
+	wait_program "$pid" "" # pid 1 is the sandbox's own init: it forks the interpreter
 	run controllers_of "$pid" "$id"
 	"$SBX_OCI" --root "$SBX_ROOT" kill "$id" KILL
 	wait || true
