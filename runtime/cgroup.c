@@ -167,12 +167,9 @@ cgroup_close (struct cgroup *cg)
   if (cg->v2_dirfd >= 0)
     close (cg->v2_dirfd);
   for (int i = 0; i < CG1_COUNT; i++)
-    {
-      if (cg->v1_dirfd[i] >= 0)
-        close (cg->v1_dirfd[i]);
-      if (cg->v1_rootfd[i] >= 0)
-        close (cg->v1_rootfd[i]);
-    }
+    if (cg->v1_dirfd[i] >= 0)
+      close (cg->v1_dirfd[i]);
+  cgroup_drop_roots (cg);
   free (cg->path);
   cgroup_init (cg, CGROUP_MODE_NONE, NULL);
 }

@@ -318,10 +318,11 @@ cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot, bool cpu_numbe
    * daemons included, for `events --stats`), memory (OOM and usage reports), pids, cpu
    * and blkio, the ones an `update` may want later. A one-shot foreground run joins
    * only what its config sets, plus cpuacct when its caller reads the numbers
-   * (`sbx-oci python`) or it limits CPU (the usage goes with the limit): each hierarchy is a mkdir, a join and an rmdir of a directory
-   * of control files (cpuacct: 0.20 ms a run, alternated, N=400), and every memory
-   * cgroup removed lingers in the kernel until its last charged page goes (over 1000
-   * runs, each run got measurably slower). */
+   * (`sbx-oci python`) or it limits CPU (the usage goes with the limit): each
+   * hierarchy is a mkdir, a join and an rmdir of a directory of control files
+   * (cpuacct: 0.20 ms a run, alternated, N=400), and every memory cgroup removed
+   * lingers in the kernel until its last charged page goes (over 1000 runs, each run
+   * got measurably slower). */
   uint32_t m = 1u << CG1_FREEZER | 1u << CG1_DEVICES;
   if (!one_shot || cpu_numbers || r->has_cpu)
     m |= 1u << CG1_CPUACCT;
