@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 deps=(build-essential autoconf automake pkg-config
 	libseccomp-dev libcap-dev libyajl-dev libmount-dev
 	bats jq busybox-static procps util-linux iproute2 libcap2-bin
+	strace                       # tests/lifecycle.bats: delays the runtime, not its container
 	python3-numpy python3-pandas # tests/python.bats: a real CPython workload under python.json
 	clang                        # tests/fuzz: libFuzzer
 	qemu-system-x86 zstd git)    # tests/vm: the cgroup v2 guest; tests/asan.sh copies the tracked files

@@ -62,7 +62,6 @@ oci_state_file_json (const struct sbx_state *s, size_t *len)
   GEN (gen_key_string (g, "cgroupPath", s->cgroup_path ? s->cgroup_path : ""));
   GEN (gen_key_int (g, "cgroupMode", s->cgroup_mode));
   GEN (gen_key_int (g, "cgroupV1Mask", s->cgroup_v1_mask));
-  GEN (gen_key_int (g, "cgroupOwnedFrom", s->cgroup_owned_from));
   GEN (gen_key_bool (g, "hasProcess", s->has_process));
   GEN (gen_key_bool (g, "cgroupns", s->has_cgroupns));
   GEN (gen_key_bool (g, "userns", s->userns));
@@ -93,7 +92,7 @@ int
 oci_state_parse (const char *buf, size_t len, struct sbx_state *s, struct sbx_error *err)
 {
   yajl_val priv = NULL;
-  int64_t pid = 0, mode = 0, mask = 0, owned = 0, hooks = 0;
+  int64_t pid = 0, mode = 0, mask = 0, hooks = 0;
   const char *start = NULL;
   int failed = 0;
 
@@ -113,7 +112,6 @@ oci_state_parse (const char *buf, size_t len, struct sbx_state *s, struct sbx_er
       || json_get_string (priv, "state.json.sbx", "initStartTime", true, &start, err) < 0
       || json_get_i64 (priv, "state.json.sbx", "cgroupMode", true, 0, 16, &mode, NULL, err) < 0
       || json_get_i64 (priv, "state.json.sbx", "cgroupV1Mask", true, 0, UINT32_MAX, &mask, NULL, err) < 0
-      || json_get_i64 (priv, "state.json.sbx", "cgroupOwnedFrom", true, 0, 1 << 21, &owned, NULL, err) < 0
       || json_get_bool (priv, "state.json.sbx", "hasProcess", &s->has_process, NULL, err) < 0
       || json_get_bool (priv, "state.json.sbx", "cgroupns", &s->has_cgroupns, NULL, err) < 0
       || json_get_bool (priv, "state.json.sbx", "userns", &s->userns, NULL, err) < 0
@@ -125,7 +123,6 @@ oci_state_parse (const char *buf, size_t len, struct sbx_state *s, struct sbx_er
   s->pid = (pid_t) pid;
   s->cgroup_mode = (int) mode;
   s->cgroup_v1_mask = (uint32_t) mask;
-  s->cgroup_owned_from = (int) owned;
   s->hooks_mask = (uint32_t) hooks;
   s->init_start_time = strtoull (start, NULL, 10);
   s->annotations = json_member (s->tree, "annotations");

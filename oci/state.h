@@ -27,7 +27,6 @@ struct sbx_state
   char *cgroup_path;        /* resolved cgroup path, "" when the container has none */
   int cgroup_mode;          /* enum cgroup_mode of runtime/cgroup.h */
   uint32_t cgroup_v1_mask;  /* v1 hierarchies joined (bit = enum cgroup_v1_ctrl) */
-  int cgroup_owned_from;    /* path components from this index on were created by us */
   bool has_process;         /* config.json had a process (start needs one) */
   bool has_cgroupns;        /* the container has its own cgroup namespace */
   bool userns;              /* the container has its own user namespace */

@@ -179,7 +179,6 @@ cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx
 {
   cgroup_init (cg, (enum cgroup_mode) s->cgroup_mode, s->cgroup_path);
   cg->v1_mask = s->cgroup_v1_mask;
-  cg->owned_from = s->cgroup_owned_from;
   if (cg->mode == CGROUP_MODE_NONE || !s->cgroup_path || !*s->cgroup_path)
     {
       cg->mode = CGROUP_MODE_NONE;
@@ -277,7 +276,7 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
       int next;
       if (mkdirat (cur, comp, 0755) == 0)
         {
-          /* recorded at once: a failure further down must still clean this up */
+          /* recorded at once: an abort further down removes it (cgroup_rmdir_made) */
           if (first_created < 0)
             first_created = idx;
           if (owned_from && idx < *owned_from)
@@ -297,34 +296,45 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
   return 0;
 }
 
+/* Only the leaf goes. Its ancestors stay, whoever made them: they are shared by
+ * every container under the same parent. Removing the ones this container made did
+ * not keep the host clean anyway (4 parallel loops under one new parent left it
+ * behind: the sibling that made it found it busy, the last one out had not made it),
+ * it could pull a parent from under a sibling's create between its two mkdirs, and it
+ * cost a mkdir and an rmdir per level and hierarchy on every run. runc and crun leave
+ * the ancestors too. A create that fails is the exception (cgroup_rmdir_made). */
 int
-cgroup_rmdir_path (int rootfd, const char *path, int owned_from)
+cgroup_rmdir_leaf (int rootfd, const char *path)
+{
+  const char *rel = path;
+  while (*rel == '/')
+    rel++;
+  if (unlinkat (rootfd, rel, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return -1;
+  return 0;
+}
+
+/* A failed create also removes the ancestors it made (components from owned_from
+ * on), deepest first, best effort: one it made may have been left without its
+ * controllers enabled (v2), and later creates, finding it, would not enable them. */
+void
+cgroup_rmdir_made (int rootfd, const char *path, int owned_from)
 {
   _cleanup_free_ char *copy = xstrdup (path);
   char *ends[256];
   int n = 0;
-  const char *rel = copy;
+  char *rel = copy;
   while (*rel == '/')
     rel++;
-  /* Remember where each component ends, to cut the path back one level at a time. */
-  for (char *p = (char *) rel; *p && n < 256; p++)
+  for (char *p = rel; *p && n < 256; p++)
     if (p[1] == '/' || p[1] == '\0')
       ends[n++] = p + 1;
-  /* Remove the leaf, then each ancestor we created, deepest first; stop at the first
-   * ancestor still in use (another container's cgroup lives there). */
-  for (int i = n - 1; i >= 0; i--)
+  for (int i = n - 2; i >= 0 && i >= owned_from; i--)
     {
-      if (i < n - 1 && i < owned_from)
-        break;
       *ends[i] = '\0';
       if (unlinkat (rootfd, rel, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        {
-          if (i == n - 1)
-            return -1;
-          break;
-        }
+        break; /* a sibling's cgroup lives there now */
     }
-  return 0;
 }
 
 static bool

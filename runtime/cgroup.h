@@ -53,7 +53,8 @@ struct cgroup
   enum cgroup_mode mode;
   const struct cgroup_ops *ops;
   char *path; /* e.g. "/sbx-oci/ID", relative to each hierarchy's root */
-  int owned_from; /* path components from this index on were created by us */
+  int owned_from; /* path components from this index on were made by this create */
+  bool aborting;  /* destroy also removes those (cgroup_rmdir_made): the create failed */
 #define CGROUP_OWNS_NOTHING (1 << 20)
   /* v2 (unified, or hybrid's cgroup2 mount when used) */
   int v2_dirfd;
@@ -145,7 +146,8 @@ uint32_t cgroup_v1_required_for (const struct oci_resources *r);
 int cgroup_read_pids_at (int dirfd, pid_t **pids, size_t *n, struct sbx_error *err);
 int cgroup_write_at (int dirfd, const char *file, const char *value, struct sbx_error *err);
 int cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, struct sbx_error *err);
-int cgroup_rmdir_path (int rootfd, const char *path, int owned_from);
+int cgroup_rmdir_leaf (int rootfd, const char *path);
+void cgroup_rmdir_made (int rootfd, const char *path, int owned_from);
 /* Kill every task in dirfd with SIGKILL and wait (bounded) until it is empty. */
 int cgroup_drain (int dirfd, bool use_cgroup_kill, struct sbx_error *err);
 

@@ -277,8 +277,10 @@ v1_destroy (struct cgroup *cg, struct sbx_error *err)
       root = cg->v1_rootfd[i] >= 0 ? cg->v1_rootfd[i] : (opened = open_hierarchy (i));
       if (root < 0)
         continue;
-      if (cgroup_rmdir_path (root, cg->path, cg->owned_from) < 0)
+      if (cgroup_rmdir_leaf (root, cg->path) < 0)
         return sbx_error_set (err, errno, "remove cgroup %s%s", v1_names[i], cg->path);
+      if (cg->aborting && (cg->v1_made & (1u << i)))
+        cgroup_rmdir_made (root, cg->path, cg->owned_from);
     }
   return 0;
 }

@@ -190,8 +190,10 @@ v2_destroy (struct cgroup *cg, struct sbx_error *err)
       if (cgroup_drain (cg->v2_dirfd, has_kill, err) < 0)
         return sbx_error_wrap (err, "cgroup %s", cg->path);
     }
-  if (cgroup_rmdir_path (root, cg->path, cg->owned_from) < 0)
+  if (cgroup_rmdir_leaf (root, cg->path) < 0)
     return sbx_error_set (err, errno, "remove cgroup %s", cg->path);
+  if (cg->aborting)
+    cgroup_rmdir_made (root, cg->path, cg->owned_from);
   return 0;
 }
 

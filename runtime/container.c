@@ -66,6 +66,7 @@ struct container
   struct landlock_plan landlock;
   struct cgroup cg;
   bool cgroup_created;
+  bool pid_file_written; /* an abort removes it: it names a container that is gone */
   struct sbx_state state;
   struct spawned child;
   int fifo_fd;
@@ -143,6 +144,9 @@ container_abort (struct container *c)
 {
   struct sbx_error e = { 0 };
   spawn_kill (&c->child);
+  c->cg.aborting = true;
+  if (c->pid_file_written)
+    unlink (c->o->pid_file);
   if (c->cgroup_created && c->cg.ops && c->cg.ops->destroy (&c->cg, &e) < 0)
     {
       sbx_warn (c->ctx, "cleanup: %s", e.msg);
@@ -358,7 +362,6 @@ fill_state (struct container *c)
   s->cgroup_mode = c->cg.mode;
   s->cgroup_path = xstrdup (c->cg.path ? c->cg.path : "");
   s->cgroup_v1_mask = c->cg.v1_mask;
-  s->cgroup_owned_from = c->cg.owned_from;
   s->has_process = c->config->process != NULL;
   s->has_cgroupns = c->ns.cgroupns_new;
   s->userns = c->ns.userns || c->ns.userns_joined;
@@ -518,7 +521,10 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
 static int
 record (struct container *c, struct sbx_error *err)
 {
-  c->state.init_start_time = proc_start_time (c->child.pid);
+  /* A zombie counts: a one-shot init may have set up, run its program and exited
+   * while this process was not scheduled (nothing waits for the record before the
+   * exec). It is our child and not reaped yet, so its pid cannot have been reused. */
+  c->state.init_start_time = proc_start_time_of (c->child.pid, true);
   if (c->state.init_start_time == 0)
     return sbx_error_set (err, ESRCH, "the container init exited during setup");
   /* The config as it was at create time: changes to config.json after create must
@@ -528,6 +534,7 @@ record (struct container *c, struct sbx_error *err)
     return -1;
   if (c->o->pid_file && fs_write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
     return -1;
+  c->pid_file_written = c->o->pid_file != NULL;
   /* Recorded: other commands (kill, delete) may act on the container from now on;
      with the exec trampoline only once the init has exec'd (exec_trampoline.h), and
      when recorded during the setup only once the init is ready (spawn()). */

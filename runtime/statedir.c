@@ -213,7 +213,7 @@ statedir_lock (int dirfd, struct sbx_error *err)
 }
 
 uint64_t
-proc_start_time (pid_t pid)
+proc_start_time_of (pid_t pid, bool zombie_ok)
 {
   char path[64], buf[1024];
   _cleanup_close_ int fd = -1;
@@ -238,7 +238,7 @@ proc_start_time (pid_t pid)
     int field = 0;
     p += 2;
     state = *p;
-    if (state == 'Z' || state == 'X')
+    if (state == 'X' || (state == 'Z' && !zombie_ok))
       return 0;
     while (*p && field < 19)
       {

@@ -46,8 +46,14 @@ int statedir_write_state (int dirfd, const struct sbx_state *s, struct sbx_error
 /* Take an exclusive lock on the container (start/kill/delete serialise on it). */
 int statedir_lock (int dirfd, struct sbx_error *err);
 
-/* /proc/PID/stat field 22 (start time in clock ticks), 0 if the process is gone. */
-uint64_t proc_start_time (pid_t pid);
+/* /proc/PID/stat field 22 (start time in clock ticks), 0 if the process is gone or
+ * (unless zombie_ok) a zombie. */
+uint64_t proc_start_time_of (pid_t pid, bool zombie_ok);
+static inline uint64_t
+proc_start_time (pid_t pid)
+{
+  return proc_start_time_of (pid, false);
+}
 /* Is the process recorded in the state still the container's init (not a zombie,
  * not a recycled pid)? */
 bool state_init_alive (const struct sbx_state *s);

@@ -260,7 +260,24 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	assert_no_state "$ID"
 }
 
+# The ancestor directories (named $1...) that do not exist yet: delete leaves a
+# container's ancestors, as runc and crun do, so the test removes them (teardown).
+new_ancestors() {
+	local n
+	for n in "$@"; do
+		find /sys/fs/cgroup -maxdepth 2 -type d -name "$n" 2>/dev/null | grep -q . || echo "$n"
+	done
+}
+MADE_ANCESTORS=
+test_cleanup() { # deepest first; only the names new_ancestors returned
+	local n
+	for n in $MADE_ANCESTORS; do
+		find /sys/fs/cgroup -maxdepth 4 -depth -type d \( -path "*/$n" -o -path "*/$n/*" \) -exec rmdir {} + 2>/dev/null || true
+	done
+}
+
 @test "cgroups: cgroupsPath absolute, relative and systemd-style land where the spec says" {
+	MADE_ANCESTORS=$(new_ancestors "sbx-test-$$" machine.slice)
 	set_args sleep 100
 	update_config --arg p "/sbx-test-$$/abs" '.linux.cgroupsPath = $p'
 	sbx_detached run -d --bundle "$BUNDLE" "$ID-a"
@@ -275,8 +292,45 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	sbx_ok state "$ID-s"
 	grep -q "machine.slice/sbx-s$$.scope" "/proc/$(jq -r .pid <<<"$output")/cgroup"
 	for c in a r s; do sbx_ok delete --force "$ID-$c"; done
-	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "sbx-test-$$" -o -maxdepth 3 -name "sbx-s$$.scope" 2>/dev/null)" ]
-	[ -z "$(find /sys/fs/cgroup -maxdepth 4 -path '*machine.slice*' 2>/dev/null)" ]
+	# the leaves are gone; the ancestors stay (shared with any sibling), for us to remove
+	[ -z "$(find /sys/fs/cgroup -maxdepth 4 \( -path "*sbx-test-$$/abs" -o -name "rel-$$" -o -name "sbx-s$$.scope" \) 2>/dev/null)" ]
+	[ -n "$(find /sys/fs/cgroup -maxdepth 2 -type d -name "sbx-test-$$")" ]
+}
+
+@test "cgroups: a create that fails removes the ancestors it made, not only its leaf" {
+	# an ancestor it made may lack its controllers (v2): later creates would not fix it
+	set_args /dev/null # not executable: the init fails before its exec
+	update_config --arg p "/sbx-ab-$$-x/mid/leaf" '.linux.cgroupsPath = $p'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -ne 0 ]
+	[ -z "$(find /sys/fs/cgroup -maxdepth 2 -type d -name "sbx-ab-$$-x")" ]
+}
+
+@test "cgroups: parallel runs under one new parent all succeed and leave only the parent" {
+	# Each delete used to remove the ancestors its create had made, which left the
+	# parent behind anyway when siblings interleaved and could pull it from under a
+	# sibling's create. Also catches the record race of lifecycle.bats under load.
+	local parent="sbx-par-$$" j
+	MADE_ANCESTORS=$(new_ancestors "$parent")
+	for j in 1 2 3 4; do
+		mkdir -p "$BATS_TEST_TMPDIR/b$j"
+		jq --arg p "/$parent/c$j-$$-x" --arg r "$BUNDLE/rootfs" \
+			'.linux.cgroupsPath = $p | .root.path = $r | .process.args = ["true"]' \
+			"$BUNDLE/config.json" >"$BATS_TEST_TMPDIR/b$j/config.json"
+	done
+	for j in 1 2 3 4; do
+		(
+			for i in $(seq 1 40); do
+				"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BATS_TEST_TMPDIR/b$j" "$ID-$j-$i" >/dev/null 2>>"$BATS_TEST_TMPDIR/errors" ||
+					echo "run $j/$i failed" >>"$BATS_TEST_TMPDIR/errors"
+			done
+		) &
+	done
+	wait
+	cat "$BATS_TEST_TMPDIR/errors" 2>/dev/null || true
+	[ ! -s "$BATS_TEST_TMPDIR/errors" ]
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -type d -path "*$parent/c*-$$-x" 2>/dev/null)" ]
+	[ -n "$(find /sys/fs/cgroup -maxdepth 2 -type d -name "$parent")" ]
 }
 
 @test "cgroups: the container sees its own cgroup read-only at /sys/fs/cgroup" {

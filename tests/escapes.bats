@@ -519,6 +519,9 @@ except OSError as e:
 	requires userns
 	local name=esc-$$-$RANDOM
 	local host_files
+	# a run leaves its cgroup's parent (/sbx-oci, with its files): made before the snapshot
+	sbx run --bundle "$BUNDLE" "$ID-pre"
+	[ "$status" -eq 0 ]
 	host_files=$(find /sys/fs/cgroup -maxdepth 2 \( -name release_agent -o -name notify_on_release -o -name cgroup.subtree_control \) -exec sh -c 'echo "$1 $(cat "$1" 2>/dev/null)"' _ {} \; | sort)
 	set_script "awk '\$2 ~ \"^/sys/fs/cgroup\" {print \"mount \" \$2 \" \" \$4}' /proc/self/mounts
 		for f in \$(find /sys/fs/cgroup -maxdepth 2 \\( -name memory.max -o -name memory.limit_in_bytes -o -name cgroup.procs -o -name release_agent -o -name notify_on_release -o -name pids.max \\)); do

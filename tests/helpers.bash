@@ -69,6 +69,7 @@ requires() {
 			why="needs /usr/bin/python3 with python3-numpy and python3-pandas (contrib/dev-setup.sh)" ;;
 		x86_64) [ "$(uname -m)" = x86_64 ] || why="uses x86_64 syscall numbers" ;;
 		setcap) command -v setcap >/dev/null || why="needs setcap (libcap2-bin)" ;;
+		strace) command -v strace >/dev/null || why="needs strace" ;;
 		build-tree) [ -f "${SBX_BUILD_DIR:-}/Makefile" ] || why="needs the build tree (SBX_BUILD_DIR, set by make check)" ;;
 		*) why="unknown requirement $req" ;;
 		esac
@@ -148,6 +149,8 @@ setup() {
 
 teardown() {
 	local leftover
+	# a test's own cleanup (of host state it made on purpose), even when it failed
+	if declare -F test_cleanup >/dev/null; then test_cleanup || true; fi
 	if [ -d "$SBX_ROOT" ]; then
 		for c in $("$SBX_OCI" --root "$SBX_ROOT" list -q 2>/dev/null); do
 			"$SBX_OCI" --root "$SBX_ROOT" delete --force "$c" >/dev/null 2>&1 || true
