@@ -255,19 +255,8 @@ out:
 }
 
 static int
-v1_destroy (struct cgroup *cg, struct sbx_error *err)
+v1_rmdir_all (struct cgroup *cg, struct sbx_error *err)
 {
-  int fd = tracking_fd (cg);
-  if (fd >= 0)
-    {
-      if (v1_is_frozen (cg) > 0)
-        {
-          v1_freeze (cg, false, err);
-          sbx_error_clear (err);
-        }
-      if (cgroup_drain (fd, false, err) < 0)
-        return sbx_error_wrap (err, "cgroup %s", cg->path);
-    }
   for (int i = 0; i < CG1_COUNT; i++)
     {
       _cleanup_close_ int opened = -1;
@@ -283,6 +272,32 @@ v1_destroy (struct cgroup *cg, struct sbx_error *err)
         cgroup_rmdir_made (root, cg->path, cg->owned_from);
     }
   return 0;
+}
+
+static int
+v1_destroy (struct cgroup *cg, struct sbx_error *err)
+{
+  int fd = tracking_fd (cg);
+  /* Usually the tasks are gone already (a pid namespace's init takes them along,
+   * and the init was reaped): the rmdirs alone do it, and a busy cgroup refuses
+   * them (EBUSY) before anything is removed, since every task is in every
+   * hierarchy. Only then thaw, kill and wait. Saves reading freezer.state and
+   * cgroup.procs on every run. */
+  if (fd < 0)
+    return v1_rmdir_all (cg, err);
+  if (v1_rmdir_all (cg, err) == 0)
+    return 0;
+  if (err->errnum != EBUSY)
+    return -1;
+  sbx_error_clear (err);
+  if (v1_is_frozen (cg) > 0)
+    {
+      v1_freeze (cg, false, err);
+      sbx_error_clear (err);
+    }
+  if (cgroup_drain (fd, false, err) < 0)
+    return sbx_error_wrap (err, "cgroup %s", cg->path);
+  return v1_rmdir_all (cg, err);
 }
 
 const struct cgroup_ops cgroup_v1_ops = {
