@@ -138,6 +138,20 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	[ "$(jq -r .status <<<"$output")" = running ]
 }
 
+@test "cgroups: delete --force of a paused container ends its processes and removes its cgroup" {
+	# a frozen task acts on SIGKILL only once thawed: delete must thaw, kill, wait, rmdir
+	set_args sh -c 'sleep 100 & sleep 100'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	sbx_ok state "$ID"
+	local pid
+	pid=$(jq -r .pid <<<"$output")
+	sbx_ok pause "$ID"
+	sbx_ok delete --force "$ID"
+	# gone, or a zombie left to whoever adopted it
+	[ ! -e "/proc/$pid" ] || grep -q '^State:.*Z' "/proc/$pid/status"
+	[ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "$ID" 2>/dev/null)" ]
+}
+
 @test "cgroups: pause of a stopped container and resume of a running one are errors" {
 	set_args sleep 100
 	sbx_detached run -d --bundle "$BUNDLE" "$ID"
