@@ -41,7 +41,16 @@ container_load (struct sbx_ctx *ctx, const char *id, bool lock, struct loaded *l
   if (lock && statedir_lock (l->state_fd, err) < 0)
     return -1;
   if (statedir_read_state (l->state_fd, id, &l->state, err) < 0)
-    return -1;
+    {
+      /* No state.json in a dir a delete has taken away meanwhile (statedir_remove):
+         the container is gone, not half-created. */
+      if (statedir_half_created (l->state_fd) && !statedir_still_named (l->root_fd, l->state_fd, id))
+        {
+          sbx_error_clear (err);
+          return sbx_error_set (err, 0, "container %s does not exist", id);
+        }
+      return -1;
+    }
   l->status = statedir_status (l->state_fd, &l->state);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -136,10 +137,11 @@ statedir_open (int rootfd, const char *id, struct sbx_error *err)
   return fd;
 }
 
-int
-statedir_remove (int rootfd, const char *id, struct sbx_error *err)
+/* Remove the state dir NAME (files only, no subdirectories) and then NAME itself. */
+static int
+remove_dir_named (int rootfd, const char *name, const char *id, struct sbx_error *err)
 {
-  _cleanup_close_ int dfd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  _cleanup_close_ int dfd = openat (rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   DIR *d;
   struct dirent *de;
   if (dfd < 0)
@@ -148,7 +150,6 @@ statedir_remove (int rootfd, const char *id, struct sbx_error *err)
         return 0;
       return sbx_error_set (err, errno, "open state dir of %s", id);
     }
-  /* The state dir holds only files we wrote (no subdirectories). */
   d = fdopendir (dup (dfd));
   if (!d)
     return sbx_error_set (err, errno, "read state dir of %s", id);
@@ -164,9 +165,43 @@ statedir_remove (int rootfd, const char *id, struct sbx_error *err)
         }
     }
   closedir (d);
-  if (unlinkat (rootfd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
+  if (unlinkat (rootfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
     return sbx_error_set (err, errno, "remove state dir of %s", id);
   return 0;
+}
+
+/* The dir leaves its name first (renamed to "@deleting.ID": "@" starts no id, and
+ * list and the janitor skip it), then its files go. A command that opened the dir
+ * before and finds no state.json can then tell a container being deleted from one
+ * being created (container_load), and the id is free again at once. A rename that
+ * cannot be done (a name too long, a left-over of a killed delete in the way that
+ * cannot be cleared) falls back to removing the dir in place. */
+int
+statedir_remove (int rootfd, const char *id, struct sbx_error *err)
+{
+  char hidden[NAME_MAX + 1];
+  const char *name = id;
+  if (snprintf (hidden, sizeof hidden, "@deleting.%s", id) < (int) sizeof hidden)
+    {
+      if (renameat (rootfd, id, rootfd, hidden) == 0)
+        name = hidden;
+      else if (errno == ENOENT)
+        return 0;
+      else if ((errno == ENOTEMPTY || errno == EEXIST) && remove_dir_named (rootfd, hidden, id, err) == 0
+               && renameat (rootfd, id, rootfd, hidden) == 0)
+        name = hidden;
+      sbx_error_clear (err);
+    }
+  return remove_dir_named (rootfd, name, id, err);
+}
+
+/* Does ID in rootfd still name the directory dirfd is open on? */
+bool
+statedir_still_named (int rootfd, int dirfd, const char *id)
+{
+  struct stat a, b;
+  return fstatat (rootfd, id, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat (dirfd, &b) == 0 && a.st_dev == b.st_dev
+         && a.st_ino == b.st_ino;
 }
 
 int

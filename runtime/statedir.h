@@ -42,6 +42,7 @@ int statedir_remove (int rootfd, const char *id, struct sbx_error *err);
 int statedir_read_state (int dirfd, const char *id, struct sbx_state *s, struct sbx_error *err);
 /* The dir exists but state.json does not: a create that died before recording it. */
 bool statedir_half_created (int dirfd);
+bool statedir_still_named (int rootfd, int dirfd, const char *id);
 int statedir_write_state (int dirfd, const struct sbx_state *s, struct sbx_error *err);
 /* Take an exclusive lock on the container (start/kill/delete serialise on it). */
 int statedir_lock (int dirfd, struct sbx_error *err);

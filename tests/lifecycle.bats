@@ -43,6 +43,33 @@ load helpers
 	[ "$output" = done ]
 }
 
+@test "delete: while a delete is under way, state and kill say the container does not exist" {
+	# Before, they found the state dir without its state.json for the length of the
+	# removal and called the container half-created. strace slows the delete's
+	# unlinkat calls (0.3 s each) so the removal is long enough to be seen.
+	requires strace
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -o /dev/null -e trace=unlinkat -e inject=unlinkat:delay_enter=300000 \
+		"$SBX_OCI" --root "$SBX_ROOT" delete --force "$ID" &
+	local deleter=$! i seen=""
+	for i in $(seq 60); do
+		run "$SBX_OCI" --root "$SBX_ROOT" state "$ID"
+		seen+="$output"$'\n'
+		[[ "$output" == *"does not exist"* ]] && break
+		sleep 0.05
+	done
+	wait "$deleter"
+	echo "$seen"
+	[[ "$seen" != *"being created"* ]]
+	[[ "$output" == *"does not exist"* ]]
+	run "$SBX_OCI" --root "$SBX_ROOT" kill "$ID" KILL
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"does not exist"* ]]
+	[ -z "$(ls -A "$SBX_ROOT" | grep -v '^@seccomp\|^@python' || true)" ]
+}
+
 @test "run --pid-file: a run whose setup fails leaves no pid file naming a gone process" {
 	set_args /dev/null # not executable: the init fails before its exec
 	sbx run --pid-file "$BATS_TEST_TMPDIR/pid" --bundle "$BUNDLE" "$ID"
