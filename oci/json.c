@@ -353,7 +353,7 @@ gen_new (bool pretty)
 {
   yajl_gen g = yajl_gen_alloc (NULL);
   if (!g)
-    abort ();
+    sbx_out_of_memory ();
   yajl_gen_config (g, yajl_gen_beautify, pretty ? 1 : 0);
   if (pretty)
     yajl_gen_config (g, yajl_gen_indent_string, "\t");

@@ -99,7 +99,7 @@ arena_alloc (struct json_arena *a, size_t n)
 #endif
       c = malloc (sizeof *c + cap); /* not zeroed: nodes are, strings need not be */
       if (!c)
-        abort ();
+        sbx_out_of_memory ();
       c->used = 0;
       c->cap = cap;
       c->next = a->chunks;

@@ -4,21 +4,57 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <stdio.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util.h"
 
+/* The kernel's capabilities are numbered 0..cap_last_cap without gaps: the first
+ * PR_CAPBSET_DROP that says EINVAL is past the last one. */
 static int
 drop_bounding (uint64_t keep, struct sbx_error *err)
 {
-  int last = cap_max_bits () - 1;
-  for (int cap = 0; cap <= last; cap++)
-    if (!(keep & (UINT64_C (1) << cap)) && prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
-      return sbx_error_set (err, errno, "drop %s from the bounding set",
-                            cap < (int) sbx_capability_count ? sbx_capability_names[cap] : "capability");
+  for (int cap = 0; cap < 64; cap++)
+    if (!(keep & (UINT64_C (1) << cap)) && prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+      {
+        if (errno == EINVAL)
+          break;
+        return sbx_error_set (err, errno, "drop %s from the bounding set",
+                              cap < (int) sbx_capability_count ? sbx_capability_names[cap] : "capability");
+      }
   return 0;
+}
+
+/* capget/capset with the 64-bit interface (version 3: each set is two 32-bit words).
+ * Called directly: libcap asked the kernel three times for what one capget says. */
+struct cap_sets
+{
+  uint64_t effective, permitted, inheritable;
+};
+
+static int
+cap_sets_get (struct cap_sets *s)
+{
+  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+  struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+  if (syscall (SYS_capget, &h, d) < 0)
+    return -1;
+  s->effective = d[0].effective | (uint64_t) d[1].effective << 32;
+  s->permitted = d[0].permitted | (uint64_t) d[1].permitted << 32;
+  s->inheritable = d[0].inheritable | (uint64_t) d[1].inheritable << 32;
+  return 0;
+}
+
+static int
+cap_sets_set (const struct cap_sets *s)
+{
+  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+  struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {
+    { (uint32_t) s->effective, (uint32_t) s->permitted, (uint32_t) s->inheritable },
+    { (uint32_t) (s->effective >> 32), (uint32_t) (s->permitted >> 32), (uint32_t) (s->inheritable >> 32) },
+  };
+  return syscall (SYS_capset, &h, d) < 0 ? -1 : 0;
 }
 
 static int
@@ -59,17 +95,12 @@ warn_missing (struct sbx_log *log, const char *set, uint64_t missing)
 static int
 set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, struct sbx_error *err)
 {
-  cap_t cur = cap_get_proc (), next = NULL;
-  uint64_t have = 0, eff, perm, inh;
-  int ret = -1;
-  if (!cur)
-    return sbx_error_set (err, errno, "cap_get_proc");
-  for (size_t cap = 0; cap < sbx_capability_count && cap < 64; cap++)
-    {
-      cap_flag_value_t v = CAP_CLEAR;
-      if (cap_get_flag (cur, (cap_value_t) cap, CAP_PERMITTED, &v) == 0 && v == CAP_SET)
-        have |= UINT64_C (1) << cap;
-    }
+  struct cap_sets cur, next;
+  uint64_t known = sbx_capability_count >= 64 ? ~UINT64_C (0) : (UINT64_C (1) << sbx_capability_count) - 1;
+  uint64_t have, eff, perm, inh;
+  if (cap_sets_get (&cur) < 0)
+    return sbx_error_set (err, errno, "process.capabilities: capget");
+  have = cur.permitted & known;
   /* We can only keep what is permitted now (and, for inheritable, in the bounding
    * set); anything else is dropped with a warning. */
   perm = want->permitted & have;
@@ -77,33 +108,12 @@ set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, stru
   inh = want->inheritable & (have | want->bounding) & want->bounding;
   warn_missing (log, "permitted", want->permitted & ~perm);
   warn_missing (log, "effective", want->effective & ~eff & ~(want->permitted & ~perm));
-  next = cap_init ();
-  if (!next)
-    {
-      sbx_error_set (err, errno, "cap_init");
-      goto out;
-    }
-  for (size_t cap = 0; cap < sbx_capability_count; cap++)
-    {
-      cap_value_t v = (cap_value_t) cap;
-      if ((perm >> cap) & 1)
-        cap_set_flag (next, CAP_PERMITTED, 1, &v, CAP_SET);
-      if ((eff >> cap) & 1)
-        cap_set_flag (next, CAP_EFFECTIVE, 1, &v, CAP_SET);
-      if ((inh >> cap) & 1)
-        cap_set_flag (next, CAP_INHERITABLE, 1, &v, CAP_SET);
-    }
-  if (cap_set_proc (next) < 0)
-    {
-      sbx_error_set (err, errno, "process.capabilities: capset");
-      goto out;
-    }
+  next = (struct cap_sets){ .effective = eff & known, .permitted = perm & known, .inheritable = inh & known };
+  if (cap_sets_set (&next) < 0)
+    return sbx_error_set (err, errno, "process.capabilities: capset");
   /* One prctl: libcap's cap_reset_ambient() first asks about each capability. */
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-    {
-      sbx_error_set (err, errno, "process.capabilities.ambient: clear");
-      goto out;
-    }
+    return sbx_error_set (err, errno, "process.capabilities.ambient: clear");
   for (size_t cap = 0; cap < sbx_capability_count; cap++)
     if ((want->ambient >> cap) & 1)
       {
@@ -113,12 +123,7 @@ set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, stru
                          "process.capabilities.ambient: %s needs to be permitted and inheritable; dropped",
                          sbx_capability_names[cap]);
       }
-  ret = 0;
-out:
-  cap_free (cur);
-  if (next)
-    cap_free (next);
-  return ret;
+  return 0;
 }
 
 int

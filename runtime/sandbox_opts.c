@@ -81,7 +81,7 @@ add_mount (struct sandbox_policy *p, const char *opt, const char *arg, bool writ
   char *src = colon ? strndup (arg, (size_t) (colon - arg)) : xstrdup (arg);
   const char *dest = colon ? colon + 1 : arg;
   if (!src)
-    abort ();
+    sbx_out_of_memory ();
   if (!*src || !*dest)
     {
       free (src);

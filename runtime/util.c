@@ -1,18 +1,25 @@
 #include "build-config.h"
 #include "util.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
 /* Allocation failure in a short-lived CLI process has no useful recovery:
  * report and abort rather than thread ENOMEM through every caller. */
-static void __attribute__ ((noreturn))
-oom (void)
+void
+sbx_out_of_memory (void)
 {
   static const char msg[] = "sbx-oci: out of memory\n";
+  sigset_t abrt;
   (void) !write (2, msg, sizeof msg - 1);
-  abort ();
+  signal (SIGABRT, SIG_DFL);
+  sigemptyset (&abrt);
+  sigaddset (&abrt, SIGABRT);
+  sigprocmask (SIG_UNBLOCK, &abrt, NULL);
+  kill (getpid (), SIGABRT);
+  _exit (134); /* a pid namespace's init does not die of its own signal */
 }
 
 void *
@@ -20,7 +27,7 @@ xmalloc0 (size_t n)
 {
   void *p = calloc (1, n ? n : 1);
   if (!p)
-    oom ();
+    sbx_out_of_memory ();
   return p;
 }
 
@@ -29,7 +36,7 @@ xrealloc (void *p, size_t n)
 {
   void *q = realloc (p, n ? n : 1);
   if (!q)
-    oom ();
+    sbx_out_of_memory ();
   return q;
 }
 
@@ -47,7 +54,7 @@ xstrdup (const char *s)
 {
   char *p = strdup (s ? s : "");
   if (!p)
-    oom ();
+    sbx_out_of_memory ();
   return p;
 }
 
@@ -58,7 +65,7 @@ xasprintf (const char *fmt, ...)
   va_list ap;
   va_start (ap, fmt);
   if (vasprintf (&out, fmt, ap) < 0)
-    oom ();
+    sbx_out_of_memory ();
   va_end (ap);
   return out;
 }

@@ -15,6 +15,11 @@
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 #define UNLIKELY(x) __builtin_expect (!!(x), 0)
 
+/* Allocation failed: says so on stderr and ends the process with SIGABRT. Not
+ * abort(3): musl's signals the thread id it cached for the calling thread, which in
+ * a clone3 child of the runtime (the init, the reaper) is still the parent's. */
+void sbx_out_of_memory (void) __attribute__ ((noreturn));
+
 static inline void
 freep (void *p)
 {
