@@ -10,6 +10,13 @@ mountpoint -q "$STATE" || mount -t tmpfs -o mode=0700,size=64m sbx-bench-state "
 for c in floorrun crun-hybrid abrun; do
 	gcc -O2 -Wall -o "$BIN/$c" "$BENCH_SRC/$c.c" -lm
 done
+# The same floor built with musl, statically: it pays no libc start-up, as sbx-oci
+# (a musl binary) does not, while the floor of the issue is a dynamic glibc program
+# that pays ~0.5 ms of trapped cpuid at start on our VMs (DEVELOPERS.md). deltas.sh
+# reports the runtime over both.
+if command -v musl-gcc >/dev/null; then
+	musl-gcc -O2 -Wall -static -o "$BIN/floorrun-musl" "$BENCH_SRC/floorrun.c"
+fi
 # idexec and noop are freestanding (idexec.c says why); noop for the "idexec alone" rows
 for c in idexec noop; do
 	gcc -O2 -Wall -static -nostdlib -ffreestanding -fno-stack-protector -o "$BIN/$c" "$BENCH_SRC/$c.c"

@@ -21,3 +21,9 @@ ab "user namespace" "$(sbx bb-base)" "$(sbx bb-userns)"
 ab "run /bin/true over the floor" "$(floor_direct bb)" "$(sbx bb-base)"
 ab "run py over floor+userns" "$(floor_direct py -U)" "$(sbx py)"
 ab "python -c pass over floor+userns" "$(floor_direct py -U)" "${SBX[*]} python --python $PY -c pass"
+# The floor without a libc start-up (bundles.sh): what is left is the runtime's own work
+if [ -x "$BIN/floorrun-musl" ]; then
+	musl_floor() { local f; f=$(floor_direct "$@"); echo "${f/"$BIN"\/floorrun /$BIN/floorrun-musl }"; }
+	ab "run /bin/true over the musl floor" "$(musl_floor bb)" "$(sbx bb-base)"
+	ab "run py over the musl floor+userns" "$(musl_floor py -U)" "$(sbx py)"
+fi
