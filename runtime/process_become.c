@@ -17,16 +17,26 @@
 #include "terminal.h"
 #include "util.h"
 
+/* The kernel's struct sigaction, for SIG_DFL only (no restorer, no mask): the
+ * layout of x86_64, arm64 and the other architectures with SA_RESTORER. */
+struct kernel_sigaction_dfl
+{
+  unsigned long handler, flags, restorer, mask;
+};
+
 void
 process_reset_signals (void)
 {
   sigset_t none;
   struct sigaction dfl = { .sa_handler = SIG_DFL };
+  struct kernel_sigaction_dfl kdfl = { 0 }; /* SIG_DFL is 0 */
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
   for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      sigaction (sig, &dfl, NULL);
+    if (sig != SIGKILL && sig != SIGSTOP && sigaction (sig, &dfl, NULL) < 0 && errno == EINVAL)
+      /* The signals the C library keeps for itself (glibc 32-33, musl 32-34) are
+         refused by its sigaction, but the program must not inherit them ignored. */
+      syscall (SYS_rt_sigaction, sig, &kdfl, NULL, sizeof kdfl.mask);
 }
 
 int

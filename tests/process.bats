@@ -21,6 +21,16 @@ load helpers
 	! grep -q SECRET_API_KEY <<<"$output"
 }
 
+@test "process: the program starts with no signal ignored or blocked, even ones the runtime's C library keeps for itself" {
+	# 34 is glibc's SIGRTMIN and one of musl's three internal signals (32-34): musl's
+	# sigaction refuses it, so the runtime resets those with the raw syscall.
+	set_args grep -E '^Sig(Ign|Blk):' /proc/self/status
+	run bash -c 'trap "" INT 34 40; exec "$0" --root "$1" run --bundle "$2" "$3"' "$SBX_OCI" "$SBX_ROOT" "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	grep -qx $'SigIgn:\t0000000000000000' <<<"$output"
+	grep -qx $'SigBlk:\t0000000000000000' <<<"$output"
+}
+
 @test "process: cwd is entered, and created in the rootfs when missing" {
 	update_config '.process.cwd = "/work/new/dir" | .root.readonly = false'
 	set_args /bin/probe cwd
