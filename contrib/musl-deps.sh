@@ -47,19 +47,22 @@ apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/p
 	-o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root -qq)
 
 # The versions the archive serves now: a DIR built from them is reused, and so is
-# any DIR built before when the archive cannot be reached.
-if ! apt-get "${apt_opts[@]}" update; then
+# any DIR built before when the archive cannot be reached. update's own status is not
+# the test: a third-party repository without source packages fails it, harmlessly.
+apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 || true
+ver() { apt-cache "${apt_opts[@]}" showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -1; }
+seccomp_ver=$(ver libseccomp || true)
+yajl_ver=$(ver yajl || true)
+if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ]; then
 	if compgen -G "$out/prefix/.built-*" >/dev/null; then
 		echo "musl-deps: no source index (offline?); keeping the libraries built before in $out" >&2
 		exit 0
 	fi
-	echo "musl-deps: cannot read Debian's source index; SBX_LIBC=glibc contrib/dev-setup.sh builds without musl" >&2
+	cat "$apt_dir/update.log" >&2
+	echo "musl-deps: no source package for libseccomp or yajl in Debian's index;" \
+		"SBX_LIBC=glibc contrib/dev-setup.sh builds without musl" >&2
 	exit 1
 fi
-ver() { apt-cache "${apt_opts[@]}" showsrc "$1" | awk '/^Version:/ { print $2 }' | sort -V | tail -1; }
-seccomp_ver=$(ver libseccomp)
-yajl_ver=$(ver yajl)
-[ -n "$seccomp_ver" ] && [ -n "$yajl_ver" ] || { echo "musl-deps: no source package for libseccomp or yajl" >&2 && exit 1; }
 stamp=$out/prefix/.built-libseccomp-$seccomp_ver-yajl-$yajl_ver
 [ -f "$stamp" ] && exit 0
 rm -rf "$out/prefix" "$out/src" "$out/include"
