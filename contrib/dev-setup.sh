@@ -35,13 +35,22 @@ fi
 # for it from Debian's source packages; the sanitizer and fuzz builds use glibc's.
 libc=${SBX_LIBC:-musl}
 case $libc in
-musl) contrib/musl-deps.sh .musl && with_libc=--with-musl=.musl ;;
+musl)
+	contrib/musl-deps.sh .musl # on its own line: set -e does not stop an && list
+	with_libc=--with-musl=.musl
+	;;
 glibc) with_libc= ;;
 *) echo "dev-setup: SBX_LIBC=$libc: musl or glibc" >&2 && exit 2 ;;
 esac
 [ -x configure ] || ./autogen.sh
+# configured before, for the other C library: configured again
+configured=none
+if [ -f config.status ]; then
+	configured=glibc
+	grep -q -e '--with-musl' config.status && configured=musl
+fi
 # shellcheck disable=SC2086 # empty for glibc
-[ -f Makefile ] || ./configure --enable-werror $with_libc
+[ -f Makefile ] && [ "$configured" = "$libc" ] || ./configure --enable-werror $with_libc
 make -j"$(nproc)"
 
 if [ -z "${SBX_SKIP_DEMO:-}" ]; then

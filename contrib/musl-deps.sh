@@ -25,6 +25,7 @@ for t in musl-gcc:musl-tools gperf:gperf dpkg-source:dpkg-dev; do
 done
 if [ ${#need[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || { echo "musl-deps: missing ${need[*]}; run as root to install them" >&2 && exit 1; }
+	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
@@ -40,11 +41,12 @@ for f in /etc/apt/sources.list.d/*.sources; do
 	sed -e 's/^Types:.*/Types: deb-src/' "$f" >>"$src_list"
 	echo >>"$src_list"
 done
-if [ -f /etc/apt/sources.list ]; then
-	grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >"$apt_dir/parts/sbx-oci-src.list" || true
-fi
+# one-line entries, in sources.list and in sources.list.d/*.list
+cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' >"$apt_dir/parts/sbx-oci-src.list" || true
+mkdir -p "$apt_dir/cache/archives/partial"
 apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/parts"
-	-o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root -qq)
+	-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root -qq)
 
 # The versions the archive serves now: a DIR built from them is reused, and so is
 # any DIR built before when the archive cannot be reached. update's own status is not
@@ -63,10 +65,21 @@ if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ]; then
 		"SBX_LIBC=glibc contrib/dev-setup.sh builds without musl" >&2
 	exit 1
 fi
-stamp=$out/prefix/.built-libseccomp-$seccomp_ver-yajl-$yajl_ver
-[ -f "$stamp" ] && exit 0
-rm -rf "$out/prefix" "$out/src" "$out/include"
-mkdir -p "$out/prefix/lib" "$out/prefix/include/yajl" "$out/src" "$out/include"
+stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver
+[ -f "$out/prefix/$stamp" ] && exit 0
+# Built into prefix.new and swapped in at the end: a failed download or build leaves
+# the libraries built before as they were (and in use, with a warning).
+new=$out/prefix.new
+keep_old() {
+	if compgen -G "$out/prefix/.built-*" >/dev/null; then
+		echo "musl-deps: building libseccomp $seccomp_ver and yajl $yajl_ver failed; keeping the libraries built before in $out" >&2
+		exit 0
+	fi
+	exit 1
+}
+trap keep_old ERR
+rm -rf "$new" "$out/src" "$out/include"
+mkdir -p "$new/lib" "$new/include/yajl" "$out/src" "$out/include"
 
 # musl has no kernel headers of its own: the kernel's uapi headers (linux-libc-dev)
 # are libc-neutral, and only those directories are made visible next to musl's.
@@ -85,7 +98,7 @@ cflags="-O2 -fPIE -fstack-protector-strong -isystem $out/include"
 # libseccomp: its own build, the library and headers only
 (
 	cd libseccomp
-	./configure CC=musl-gcc CFLAGS="$cflags" --prefix="$out/prefix" --disable-shared --enable-static \
+	./configure CC=musl-gcc CFLAGS="$cflags" --prefix="$new" --disable-shared --enable-static \
 		--disable-python >/dev/null
 	make -j"$jobs" -C src libseccomp.la >/dev/null
 	make -C src install-libLTLIBRARIES >/dev/null
@@ -98,14 +111,17 @@ cflags="-O2 -fPIE -fstack-protector-strong -isystem $out/include"
 	cd yajl
 	IFS=. read -r major minor micro <<<"${yajl_ver%%-*}"
 	sed -e "s/\${YAJL_MAJOR}/$major/; s/\${YAJL_MINOR}/$minor/; s/\${YAJL_MICRO}/$micro/" \
-		src/api/yajl_version.h.cmake >"$out/prefix/include/yajl/yajl_version.h"
-	cp src/api/yajl_common.h src/api/yajl_gen.h src/api/yajl_parse.h src/api/yajl_tree.h "$out/prefix/include/yajl/"
+		src/api/yajl_version.h.cmake >"$new/include/yajl/yajl_version.h"
+	cp src/api/yajl_common.h src/api/yajl_gen.h src/api/yajl_parse.h src/api/yajl_tree.h "$new/include/yajl/"
 	objs=()
 	for c in src/yajl.c src/yajl_alloc.c src/yajl_buf.c src/yajl_encode.c src/yajl_gen.c src/yajl_lex.c \
 		src/yajl_parser.c src/yajl_tree.c src/yajl_version.c; do
-		musl-gcc $cflags -I"$out/prefix/include" -c "$c" -o "${c%.c}.o"
+		musl-gcc $cflags -I"$new/include" -c "$c" -o "${c%.c}.o"
 		objs+=("${c%.c}.o")
 	done
-	ar rcs "$out/prefix/lib/libyajl_s.a" "${objs[@]}"
+	ar rcs "$new/lib/libyajl_s.a" "${objs[@]}"
 )
-touch "$stamp"
+touch "$new/$stamp"
+trap - ERR
+rm -rf "$out/prefix"
+mv "$new" "$out/prefix"

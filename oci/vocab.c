@@ -75,7 +75,7 @@ sbx_signal_parse (const char *s)
   int n;
   if (!s || !*s)
     return -1;
-  n = parse_small_int (s, SIGRTMAX);
+  n = parse_small_int (s, SBX_SIGRTMAX);
   if (n >= 0)
     return n >= 1 ? n : -1;
   if (strncasecmp (s, "SIG", 3) == 0)
@@ -86,18 +86,18 @@ sbx_signal_parse (const char *s)
   if (strncasecmp (s, "RTMIN", 5) == 0 || strncasecmp (s, "RTMAX", 5) == 0)
     {
       bool min = strncasecmp (s, "RTMIN", 5) == 0;
-      int base = min ? SIGRTMIN : SIGRTMAX, off = 0, sig;
+      int base = min ? SBX_SIGRTMIN : SBX_SIGRTMAX, off = 0, sig;
       const char *rest = s + 5;
       if (*rest)
         {
           if ((min && *rest != '+') || (!min && *rest != '-'))
             return -1;
-          off = parse_small_int (rest + 1, SIGRTMAX - SIGRTMIN);
+          off = parse_small_int (rest + 1, SBX_SIGRTMAX - SBX_SIGRTMIN);
           if (off < 0)
             return -1;
         }
       sig = min ? base + off : base - off;
-      return sig >= SIGRTMIN && sig <= SIGRTMAX ? sig : -1;
+      return sig >= SBX_SIGRTMIN && sig <= SBX_SIGRTMAX ? sig : -1;
     }
   return -1;
 }

@@ -32,6 +32,11 @@ extern const struct sbx_ns_info sbx_namespaces[SBX_NS_COUNT];
 int sbx_ns_from_oci_name (const char *name); /* -1 if unknown */
 
 /* ---- signals ---- */
+/* The kernel's real-time signals as the rest of the world numbers them (glibc,
+ * runc, Python's signal.SIGRTMIN): 34..64. Not the C library's SIGRTMIN, which
+ * musl puts at 35 (it keeps 32-34 for itself) and glibc at 34. */
+#define SBX_SIGRTMIN 34
+#define SBX_SIGRTMAX 64
 /* Accepts "KILL", "SIGKILL", "kill", "9", "RTMIN+3", "SIGRTMAX-1". Returns -1 if invalid. */
 int sbx_signal_parse (const char *s);
 const char *sbx_signal_name (int sig); /* "KILL"; NULL for real-time signals */

@@ -164,7 +164,7 @@ sandbox_result_json (const struct sandbox_result *r, size_t *len)
   if (r->signal)
     {
       const char *name = sbx_signal_name (r->signal);
-      _cleanup_free_ char *full = name ? xasprintf ("SIG%s", name) : xasprintf ("SIGRT%d", r->signal - SIGRTMIN);
+      _cleanup_free_ char *full = name ? xasprintf ("SIG%s", name) : xasprintf ("SIGRT%d", r->signal - SBX_SIGRTMIN);
       GEN (gen_key_string (g, "signal", full));
     }
   else

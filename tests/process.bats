@@ -310,6 +310,28 @@ load helpers
 	sbx_ok delete "$ID"
 }
 
+@test "process: under run.sbx-oci.init, kill 34 and kill RTMIN+3 reach the program (RTMIN is 34, as in glibc and runc)" {
+	update_config '.annotations["run.sbx-oci.init"] = "true"'
+	set_args sleep 30
+	local sig want id pid init st
+	for case in 34:162 RTMIN+3:165; do
+		sig=${case%%:*} want=${case##*:} id=$ID-$((want))
+		timeout -k 2 15 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$id" >/dev/null 2>&1 &
+		pid=$!
+		# the program is forked only after the init blocked every signal: wait for it
+		init=
+		for _ in $(seq 200); do
+			init=$("$SBX_OCI" --root "$SBX_ROOT" state "$id" 2>/dev/null | jq -r '.pid // empty') || true
+			[ -n "$init" ] && [ -s "/proc/$init/task/$init/children" ] && break
+			sleep 0.05
+		done
+		sbx_ok kill "$id" "$sig"
+		st=0
+		wait "$pid" || st=$?
+		[ "$st" -eq "$want" ] || { echo "kill $sig: exit $st, want $want" >&2; return 1; }
+	done
+}
+
 @test "process: run.sbx-oci.init with a value other than true or false is refused" {
 	update_config '.annotations["run.sbx-oci.init"] = "yes"'
 	sbx_split run --bundle "$BUNDLE" "$ID"

@@ -608,6 +608,10 @@ print(subprocess.run([sys.executable, "-c", "while True: pass"]).returncode in (
 	py -c 'import os; os.abort()'
 	result_is '.signal == "SIGABRT" and .exit_code == 134'
 	expect_status 134
+	# real-time signals are named from 34, Python's (and glibc's) SIGRTMIN
+	py -c 'import os, signal; os.kill(os.getpid(), signal.SIGRTMIN + 3)'
+	result_is '.signal == "SIGRT3" and .exit_code == 165'
+	expect_status 165
 }
 
 @test "sandbox: SIGTERM to sbx-oci python ends the run: the program is stopped, everything cleaned up" {
