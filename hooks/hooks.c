@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/util.h"
+#include "runtime/base/util.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

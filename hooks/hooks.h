@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "oci/config.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 /* Run every hook of `list` in order; stops at the first failure. */
 int hooks_run (const struct oci_hook_list *list, const char *kind, const char *state_json, size_t state_len,

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 #ifndef SCHED_ISO
 #define SCHED_ISO 4

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/personality.h>
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 static int
 parse_namespaces (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oci/json.h"
 #include "oci/vocab.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 static int
 gen_linux (yajl_gen g)

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 /* Memory values are limits in bytes or -1 for unlimited. */
 static int

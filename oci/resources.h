@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <yajl/yajl_tree.h>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 struct oci_device_rule
 {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 static bool
 action_takes_errno (enum sbx_seccomp_action a)

@@ -8,7 +8,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "oci/vocab.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 struct oci_seccomp_arg
 {

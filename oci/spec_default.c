@@ -1,8 +1,8 @@
 #include "build-config.h"
 #include "oci/spec_default.h"
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 static const char *const default_caps[] = { "CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE" };
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 int
 oci_state_gen_fields (yajl_gen g, const struct sbx_state *s, const char *status)

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <yajl/yajl_tree.h>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 struct sbx_state
 {
@@ -25,7 +25,7 @@ struct sbx_state
   /* private */
   uint64_t init_start_time; /* /proc/PID/stat field 22: detects pid reuse */
   char *cgroup_path;        /* resolved cgroup path, "" when the container has none */
-  int cgroup_mode;          /* enum cgroup_mode of runtime/cgroup.h */
+  int cgroup_mode;          /* enum cgroup_mode of runtime/cgroup/cgroup.h */
   uint32_t cgroup_v1_mask;  /* v1 hierarchies joined (bit = enum cgroup_v1_ctrl) */
   bool has_process;         /* config.json had a process (start needs one) */
   bool has_cgroupns;        /* the container has its own cgroup namespace */

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "oci/json.h"
-#include "runtime/util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
 
 #define MAX_ID_MAPPINGS 340 /* kernel limit on uid_map lines */
 

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "caps.h"
+#include "runtime/caps.h"
 
 #include <grp.h>
 #include <linux/capability.h>
@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 /* The kernel's capabilities are numbered 0..cap_last_cap without gaps: the first
  * PR_CAPBSET_DROP that says EINVAL is past the last one. */

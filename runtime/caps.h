@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "log.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
+#include "runtime/base/log.h"
 
 int caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, struct sbx_log *log,
                               struct sbx_error *err);

@@ -6,7 +6,7 @@
  * which undoes what was done (init killed, cgroup removed, state dir removed), so an
  * error never leaves a half-created container behind. */
 #include "build-config.h"
-#include "container.h"
+#include "runtime/container.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -25,28 +25,28 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "cgroup_devices.h"
-#include "exec_trampoline.h"
-#include "foreground.h"
-#include "fs.h"
 #include "hooks/hooks.h"
-#include "init.h"
-#include "landlock.h"
-#include "reaper.h"
-#include "mounts.h"
-#include "namespaces.h"
 #include "oci/config.h"
 #include "oci/resources.h"
 #include "oci/seccomp_config.h"
-#include "sealed_exe.h"
-#include "seccomp.h"
 #include "oci/state.h"
-#include "spawn.h"
-#include "statedir.h"
-#include "sync.h"
-#include "terminal.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/cgroup/cgroup_devices.h"
+#include "runtime/exec_trampoline.h"
+#include "runtime/foreground.h"
+#include "runtime/fs.h"
+#include "runtime/init.h"
+#include "runtime/landlock.h"
+#include "runtime/mounts.h"
+#include "runtime/namespaces.h"
+#include "runtime/reaper.h"
+#include "runtime/sealed_exe.h"
+#include "runtime/seccomp.h"
+#include "runtime/spawn.h"
+#include "runtime/statedir.h"
+#include "runtime/sync.h"
+#include "runtime/terminal.h"
 
 struct container
 {

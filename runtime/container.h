@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
-#include "context.h"
-#include "error.h"
-#include "foreground.h"
+#include "runtime/base/context.h"
+#include "runtime/base/error.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/foreground.h"
 
 struct create_opts
 {

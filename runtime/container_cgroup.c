@@ -1,18 +1,18 @@
 /* Operations on a container's cgroup: update, pause/resume, ps, stats. */
 #include "build-config.h"
-#include "container.h"
+#include "runtime/container.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "cgroup_devices.h"
-#include "container_load.h"
 #include "oci/config.h"
-#include "statedir.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/cgroup/cgroup_devices.h"
+#include "runtime/container_load.h"
+#include "runtime/statedir.h"
 
 struct opened
 {

@@ -8,8 +8,8 @@
  * recycled): the pid and time namespaces are entered here, for the child only;
  * the child joins the rest with one setns(pidfd). */
 #include "build-config.h"
-#include "container.h"
-#include "landlock.h"
+#include "runtime/container.h"
+#include "runtime/landlock.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -25,20 +25,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "container_load.h"
-#include "exec_child.h"
-#include "foreground.h"
-#include "fs.h"
-#include "oci/json.h"
 #include "oci/seccomp_config.h"
 #include "oci/vocab.h"
-#include "sealed_exe.h"
-#include "seccomp.h"
-#include "spawn.h"
-#include "sync.h"
-#include "terminal.h"
-#include "util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/container_load.h"
+#include "runtime/exec_child.h"
+#include "runtime/foreground.h"
+#include "runtime/fs.h"
+#include "runtime/sealed_exe.h"
+#include "runtime/seccomp.h"
+#include "runtime/spawn.h"
+#include "runtime/sync.h"
+#include "runtime/terminal.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL

@@ -1,11 +1,11 @@
 #include "build-config.h"
-#include "container_load.h"
+#include "runtime/container_load.h"
 
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 void
 loaded_free (struct loaded *l)

@@ -5,10 +5,10 @@
 
 #include <stdbool.h>
 
-#include "context.h"
-#include "error.h"
 #include "oci/state.h"
-#include "statedir.h"
+#include "runtime/base/context.h"
+#include "runtime/base/error.h"
+#include "runtime/statedir.h"
 
 struct loaded
 {

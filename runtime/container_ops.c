@@ -2,7 +2,7 @@
  * its state dir. Each takes the state dir's lock, so two of them on the same
  * container run one after the other. */
 #include "build-config.h"
-#include "container.h"
+#include "runtime/container.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "container_load.h"
 #include "hooks/hooks.h"
 #include "oci/config.h"
-#include "oci/json.h"
-#include "statedir.h"
-#include "util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/container_load.h"
+#include "runtime/statedir.h"
 
 /* The config snapshot, parsed only when hooks need it. */
 static struct oci_config *

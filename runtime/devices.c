@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "devices.h"
+#include "runtime/devices.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -10,10 +10,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "mountapi.h"
-#include "mounts.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
+#include "runtime/mountapi.h"
+#include "runtime/mounts.h"
 
 struct device_spec
 {

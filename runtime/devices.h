@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 int devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_error *err);
 

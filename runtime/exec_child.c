@@ -4,7 +4,7 @@
  * /proc/<pid>/exe (CVE-2016-9962, CVE-2019-5736). Failures go to the parent as
  * SYNC_ERROR; the parent prints them. */
 #include "build-config.h"
-#include "exec_child.h"
+#include "runtime/exec_child.h"
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -15,12 +15,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "process_attrs.h"
-#include "process_become.h"
-#include "program.h"
-#include "sync.h"
-#include "terminal.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/process_attrs.h"
+#include "runtime/process_become.h"
+#include "runtime/program.h"
+#include "runtime/sync.h"
+#include "runtime/terminal.h"
 
 /* Our root becomes the init's root: for a pivot_root container the root of its
  * mount namespace, for --no-pivot the directory it chroot'ed into (setns alone would

@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 
-#include "context.h"
 #include "oci/config.h"
 #include "oci/state.h"
+#include "runtime/base/context.h"
 
 struct seccomp_program;
 

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "exec_trampoline.h"
+#include "runtime/exec_trampoline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "reaper.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/reaper.h"
 
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U /* Linux 6.3: say so, or vm.memfd_noexec may refuse the exec */

@@ -35,8 +35,8 @@
 
 #include <stdbool.h>
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 /* The config-only part of the decision, before planning (no user namespace is the
  * caller's business): a foreground run, a new pid namespace, no pre-exec hooks, no

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "foreground.h"
+#include "runtime/foreground.h"
 
 #include <string.h>
 #include <sys/signalfd.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "error.h"
+#include "runtime/base/error.h"
 
 /* More for the wait loop to do (`sbx-oci python`): relay the program's output while it
  * runs, and enforce a wall-clock deadline. Every field is optional. */

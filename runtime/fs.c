@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "fs.h"
+#include "runtime/fs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 int
 sys_openat2 (int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve)

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <linux/openat2.h>
 
-#include "error.h"
+#include "runtime/base/error.h"
 
 #define RESOLVE_ROOT_FLAGS (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
 

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "idmap.h"
+#include "runtime/idmap.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mountapi.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/mountapi.h"
 
 bool
 idmap_needed (const struct oci_config *c, const struct mount_plan *plans)

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "mounts.h"
+#include "runtime/base/error.h"
+#include "runtime/mounts.h"
 
 bool idmap_needed (const struct oci_config *c, const struct mount_plan *plans);
 /* Parent: make the idmapped trees; fds[i] is -1 for mounts without idmap. */

@@ -7,7 +7,7 @@
  * to the parent as SYNC_ERROR and the init exits: the parent reports it as "the
  * sandbox could not be set up", distinct from the program's own exit status. */
 #include "build-config.h"
-#include "init.h"
+#include "runtime/init.h"
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -21,23 +21,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "devices.h"
-#include "exec_trampoline.h"
-#include "fs.h"
 #include "hooks/hooks.h"
-#include "idmap.h"
-#include "namespaces.h"
-#include "process_attrs.h"
-#include "process_become.h"
-#include "landlock.h"
-#include "reaper.h"
-#include "program.h"
-#include "rootfs.h"
-#include "statedir.h"
-#include "sync.h"
-#include "terminal.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/devices.h"
+#include "runtime/exec_trampoline.h"
+#include "runtime/fs.h"
+#include "runtime/idmap.h"
+#include "runtime/landlock.h"
+#include "runtime/namespaces.h"
+#include "runtime/process_attrs.h"
+#include "runtime/process_become.h"
+#include "runtime/program.h"
+#include "runtime/reaper.h"
+#include "runtime/rootfs.h"
+#include "runtime/statedir.h"
+#include "runtime/sync.h"
+#include "runtime/terminal.h"
 
 /* The state JSON a hook run from inside the container reads on stdin. */
 static char *

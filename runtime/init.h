@@ -4,13 +4,13 @@
 
 #include <stdbool.h>
 
-#include "cgroup.h"
-#include "context.h"
-#include "mounts.h"
-#include "namespaces.h"
 #include "oci/config.h"
 #include "oci/state.h"
-#include "seccomp.h"
+#include "runtime/base/context.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/mounts.h"
+#include "runtime/namespaces.h"
+#include "runtime/seccomp.h"
 
 struct init_args
 {

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "landlock.h"
+#include "runtime/landlock.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 /* Our own copies: Debian 12's linux/landlock.h stops at ABI 2. */
 #define LL_FS_EXECUTE (1ULL << 0)

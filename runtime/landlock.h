@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "log.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
+#include "runtime/base/log.h"
 
 #define LANDLOCK_ANNOTATION_PREFIX "run.sbx-oci.landlock."
 

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "mounts.h"
+#include "runtime/mounts.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "mountapi.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
+#include "runtime/mountapi.h"
 
 #define ATIME_ATTRS (MOUNT_ATTR_NOATIME | MOUNT_ATTR_STRICTATIME)
 

@@ -16,9 +16,9 @@
 #include <sys/types.h>
 #include <stdint.h>
 
-#include "cgroup.h"
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
+#include "runtime/cgroup/cgroup.h"
 
 struct mount_plan
 {

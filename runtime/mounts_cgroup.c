@@ -6,8 +6,8 @@
  *   own cgroup directory (e.g. /sys/fs/cgroup/memory -> host .../memory/sbx-oci/ID)
  * Options (ro, nosuid, ...) apply to every mount made here. */
 #include "build-config.h"
-#include "fs.h"
-#include "mounts.h"
+#include "runtime/fs.h"
+#include "runtime/mounts.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mountapi.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/mountapi.h"
 
 static const char *const v1_dir_names[CG1_COUNT] = {
   [CG1_FREEZER] = "freezer", [CG1_MEMORY] = "memory",   [CG1_PIDS] = "pids",         [CG1_CPU] = "cpu",

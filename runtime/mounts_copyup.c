@@ -2,8 +2,8 @@
  * tmpfs /etc/foo keeps the image's files. Everything is opened relative to fds
  * with O_NOFOLLOW: the rootfs's symlinks are copied as symlinks, never followed. */
 #include "build-config.h"
-#include "fs.h"
-#include "mounts.h"
+#include "runtime/fs.h"
+#include "runtime/mounts.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 #define COPYUP_MAX_DEPTH 32
 

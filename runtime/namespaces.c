@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "namespaces.h"
+#include "runtime/namespaces.h"
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
@@ -12,7 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 struct ns_plan
 {

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "process_attrs.h"
+#include "runtime/process_attrs.h"
 
 #include <fcntl.h>
 #include <linux/ioprio.h>
@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "mountapi.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
+#include "runtime/mountapi.h"
 
 int
 process_apply_rlimits (const struct oci_process *p, struct sbx_error *err)

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 int process_apply_rlimits (const struct oci_process *p, struct sbx_error *err);
 int process_apply_scheduling (const struct oci_process *p, struct sbx_error *err);

@@ -1,6 +1,6 @@
 #include "build-config.h"
-#include "process_become.h"
-#include "landlock.h"
+#include "runtime/process_become.h"
+#include "runtime/landlock.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "fs.h"
-#include "process_attrs.h"
-#include "seccomp.h"
-#include "terminal.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/caps.h"
+#include "runtime/fs.h"
+#include "runtime/process_attrs.h"
+#include "runtime/seccomp.h"
+#include "runtime/terminal.h"
 
 /* The kernel's struct sigaction, for SIG_DFL only (no restorer, no mask): the
  * layout of x86_64, arm64 and the other architectures with SA_RESTORER. */

@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "log.h"
 #include "oci/config.h"
 #include "oci/state.h"
+#include "runtime/base/error.h"
+#include "runtime/base/log.h"
 
 struct seccomp_program;
 struct landlock_plan;

@@ -1,12 +1,12 @@
 #include "build-config.h"
-#include "program.h"
+#include "runtime/program.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

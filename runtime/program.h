@@ -5,8 +5,8 @@
 #ifndef SBX_PROGRAM_H
 #define SBX_PROGRAM_H
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 char *program_lookup (const struct oci_process *p, struct sbx_error *err);
 int program_exec (const char *path, const struct oci_process *p, struct sbx_error *err);

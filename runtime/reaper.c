@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "reaper.h"
+#include "runtime/reaper.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "process_attrs.h"
-#include "sealed_exe.h"
+#include "runtime/caps.h"
+#include "runtime/process_attrs.h"
+#include "runtime/sealed_exe.h"
 
 int
 reaper_wanted (const struct oci_config *c, bool *wanted, struct sbx_error *err)

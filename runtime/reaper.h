@@ -19,9 +19,9 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "log.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
+#include "runtime/base/log.h"
 
 #define REAPER_ANNOTATION "run.sbx-oci.init"
 

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "rootfs.h"
+#include "runtime/rootfs.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,10 +10,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "mountapi.h"
-#include "mounts.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
+#include "runtime/mountapi.h"
+#include "runtime/mounts.h"
 
 int
 rootfs_prepare (const struct oci_config *c, const char *rootfs, struct sbx_error *err)

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 /* Cut propagation with the host and bind the rootfs onto itself; returns an O_PATH
  * fd to the new root mount. */

@@ -1,13 +1,13 @@
 #include "build-config.h"
-#include "sealed_exe.h"
+#include "runtime/sealed_exe.h"
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "mountapi.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/mountapi.h"
 
 char **sbx_main_argv;
 extern char **environ;

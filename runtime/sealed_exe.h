@@ -11,7 +11,7 @@
 #ifndef SBX_SEALED_EXE_H
 #define SBX_SEALED_EXE_H
 
-#include "error.h"
+#include "runtime/base/error.h"
 
 /* main() stores its argv here: the re-exec repeats the same command. */
 extern char **sbx_main_argv;

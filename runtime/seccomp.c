@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "seccomp.h"
+#include "runtime/seccomp.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -13,10 +13,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "oci/json.h"
-#include "sha256.h"
-#include "util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/sha256.h"
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)

@@ -19,10 +19,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "log.h"
 #include "oci/seccomp_config.h"
 #include "oci/state.h"
+#include "runtime/base/error.h"
+#include "runtime/base/log.h"
 
 struct seccomp_program
 {

@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "spawn.h"
+#include "runtime/spawn.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "idmap.h"
-#include "sync.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/idmap.h"
+#include "runtime/sync.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL

@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 
-#include "init.h"
+#include "runtime/init.h"
 
 struct spawned
 {

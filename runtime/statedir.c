@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "statedir.h"
+#include "runtime/statedir.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "fs.h"
-#include "oci/json.h"
-#include "util.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/fs.h"
 
 const char *
 container_status_name (enum container_status s)

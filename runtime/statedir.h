@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
 #include "oci/state.h"
+#include "runtime/base/error.h"
 
 #define STATE_FILE "state.json"
 #define CONFIG_SNAPSHOT "config.json"

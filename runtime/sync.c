@@ -1,12 +1,12 @@
 #include "build-config.h"
-#include "sync.h"
+#include "runtime/sync.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 const char *
 sync_type_name (enum sync_type type)

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "runtime/base/error.h"
 
 enum sync_type
 {

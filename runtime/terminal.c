@@ -1,5 +1,5 @@
 #include "build-config.h"
-#include "terminal.h"
+#include "runtime/terminal.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -14,9 +14,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "mountapi.h"
-#include "util.h"
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
+#include "runtime/mountapi.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO ('T', 0x41)

@@ -6,8 +6,8 @@
 #ifndef SBX_TERMINAL_H
 #define SBX_TERMINAL_H
 
-#include "error.h"
 #include "oci/config.h"
+#include "runtime/base/error.h"
 
 /* Parent: connect to the console socket; returns the connected fd. */
 int terminal_connect_socket (const char *path, struct sbx_error *err);

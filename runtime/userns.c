@@ -1,14 +1,14 @@
 /* User namespace id maps, written by the parent (which is privileged in the
  * namespace that owns the child's new user namespace). */
 #include "build-config.h"
-#include "namespaces.h"
+#include "runtime/namespaces.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "runtime/base/util.h"
 
 bool
 userns_id_mapped (const struct oci_id_mapping *m, size_t n, uint32_t id)

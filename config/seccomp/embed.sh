@@ -1,5 +1,5 @@
 #!/bin/sh
-# embed.sh NAME FILE: FILE as a C string constant NAME (for runtime/embedded_profiles.c).
+# embed.sh NAME FILE: FILE as a C string constant NAME (for runtime/sandbox/embedded_profiles.c).
 # The profiles are ASCII JSON: only backslashes and quotes need escaping.
 set -eu
 name=$1

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "oci/config.h"
-#include "oci/json.h"
 #include "oci/resources.h"
 #include "oci/seccomp_config.h"
 #include "oci/state.h"
+#include "runtime/base/json.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* The JSON parser (oci/json_parse.c): what RFC 8259 accepts is accepted and decoded
+/* The JSON parser (runtime/base/json_parse.c): what RFC 8259 accepts is accepted and decoded
  * exactly, what it refuses is refused with the reason and position the suites rely
  * on, and json_span gives the bytes of an object as written (the seccomp cache key).
  * The config parser's fuzzer drives the same code with random input; this pins the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oci/json.h"
+#include "runtime/base/json.h"
 
 static int failures;
 

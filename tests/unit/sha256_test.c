@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/sha256.h"
+#include "runtime/base/sha256.h"
 
 static int failures;
 

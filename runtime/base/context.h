@@ -1,0 +1,25 @@
+/* The parsed global options, passed down explicitly (no global mutable state). */
+#ifndef SBX_CONTEXT_H
+#define SBX_CONTEXT_H
+
+#include <stdbool.h>
+
+#include "runtime/base/log.h"
+
+enum cgroup_manager
+{
+  CGROUP_MANAGER_CGROUPFS,
+  CGROUP_MANAGER_SYSTEMD, /* accepted; mapped to cgroupfs paths when systemd is not running */
+  CGROUP_MANAGER_DISABLED,
+};
+
+struct sbx_ctx
+{
+  const char *root; /* state root: --root, /run/sbx-oci, or $XDG_RUNTIME_DIR/sbx-oci */
+  struct sbx_log log;
+  bool systemd_cgroup;
+  enum cgroup_manager cgroup_manager;
+  bool as_root; /* geteuid() == 0 */
+};
+
+#endif

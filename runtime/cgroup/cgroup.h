@@ -1,0 +1,154 @@
+/* Cgroups: one interface, two backends (cgroup_v1.c, cgroup_v2.c), chosen once after
+ * detecting how the host mounts cgroups:
+ *   unified  /sys/fs/cgroup is cgroup2
+ *   hybrid   v1 controllers under /sys/fs/cgroup/<ctrl> plus cgroup2 at
+ *            /sys/fs/cgroup/unified (our dev and CI machines: the v2 mount holds only
+ *            hugetlb). Every controller bound to v1 is used through v1; we never
+ *            refuse such a host.
+ *   legacy   v1 only
+ * Call sites never test the mode: they call through cg->ops. */
+#ifndef SBX_CGROUP_H
+#define SBX_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "oci/resources.h"
+#include "oci/state.h"
+#include "runtime/base/context.h"
+#include "runtime/base/error.h"
+#include "runtime/base/log.h"
+
+struct cgroup_device_defaults;
+
+enum cgroup_mode
+{
+  CGROUP_MODE_NONE = 0, /* no cgroup for this container (--cgroup-manager disabled, rootless) */
+  CGROUP_MODE_UNIFIED = 1,
+  CGROUP_MODE_HYBRID = 2,
+  CGROUP_MODE_LEGACY = 3,
+};
+
+/* v1 hierarchies we may use, by controller name (as in /proc/self/cgroup). */
+enum cgroup_v1_ctrl
+{
+  CG1_FREEZER, /* always: membership, kill-all, pause */
+  CG1_MEMORY,
+  CG1_PIDS,
+  CG1_CPU,
+  CG1_CPUACCT,
+  CG1_CPUSET,
+  CG1_BLKIO,
+  CG1_DEVICES,
+  CG1_NET_CLS,
+  CG1_NET_PRIO,
+  CG1_HUGETLB,
+  CG1_RDMA,
+  CG1_COUNT
+};
+
+struct cgroup
+{
+  enum cgroup_mode mode;
+  const struct cgroup_ops *ops;
+  char *path; /* e.g. "/sbx-oci/ID", relative to each hierarchy's root */
+  int owned_from; /* path components from this index on were made by this create */
+  bool aborting;  /* destroy also removes those (cgroup_rmdir_made): the create failed */
+#define CGROUP_OWNS_NOTHING (1 << 20)
+  /* v2 (unified, or hybrid's cgroup2 mount when used) */
+  int v2_dirfd;
+  /* v2: clone3(CLONE_INTO_CGROUP) would fail (pids.max 0 counts the clone itself);
+   * the init is cloned outside and moved, which no pids limit stops. */
+  bool no_clone_into;
+  /* v1: one dir per hierarchy we joined, -1 when not used */
+  int v1_dirfd[CG1_COUNT];
+  /* v1: the hierarchies' roots (O_PATH) kept from create to destroy in one process
+   * (run), so that removing the cgroup does not walk /sys/fs/cgroup again; -1 */
+  int v1_rootfd[CG1_COUNT]; /* the init drops them first thing (cgroup_drop_roots) */
+  uint32_t v1_mask;     /* controllers joined */
+  uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
+  uint32_t v1_made;     /* of those, the ones whose cgroup this create made (fresh files) */
+};
+
+struct cgroup_stats
+{
+  bool has_memory, has_oom, has_pids, has_cpu;
+  uint64_t memory_usage, memory_peak, memory_limit, memory_failcnt;
+  uint64_t memory_max_events; /* times the limit was hit */
+  uint64_t oom_kill;          /* processes killed by the OOM killer */
+  uint64_t pids_current, pids_limit; /* UINT64_MAX = max */
+  uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns, cpu_throttled_periods, cpu_throttled_ns;
+};
+
+struct cgroup_ops
+{
+  /* Make the cgroup dirs (for the controllers in cg->v1_mask on v1). */
+  int (*create) (struct cgroup *cg, struct sbx_error *err);
+  /* Open an existing cgroup (for kill, delete, state). */
+  int (*open) (struct cgroup *cg, struct sbx_error *err);
+  /* Move pid into the cgroup (v2 usually uses CLONE_INTO_CGROUP instead). */
+  int (*enter) (struct cgroup *cg, pid_t pid, struct sbx_error *err);
+  /* Move the calling single-threaded process in (v1: the cheap way, see cgroup_v1.c);
+   * NULL where the backend has no cheaper way than enter. */
+  int (*enter_self) (struct cgroup *cg, struct sbx_error *err);
+  int (*freeze) (struct cgroup *cg, bool frozen, struct sbx_error *err);
+  int (*is_frozen) (struct cgroup *cg);
+  /* Signal every process in the cgroup. */
+  int (*kill_all) (struct cgroup *cg, int sig, struct sbx_error *err);
+  /* Host PIDs of every process in the cgroup. */
+  int (*pids) (struct cgroup *cg, pid_t **pids, size_t *n, struct sbx_error *err);
+  /* Remove the cgroup dirs, killing leftover tasks first (bounded retries). */
+  int (*destroy) (struct cgroup *cg, struct sbx_error *err);
+  /* Apply linux.resources. With defaults, the device allow-list is installed even if
+   * the resources have no devices (create); without, only if they do (update). */
+  int (*apply) (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
+                struct sbx_log *log, struct sbx_error *err);
+  int (*stats) (struct cgroup *cg, struct cgroup_stats *s);
+};
+
+extern const struct cgroup_ops cgroup_v1_ops;
+extern const struct cgroup_ops cgroup_v2_ops;
+
+enum cgroup_mode cgroup_detect_mode (void);
+const char *cgroup_mode_name (enum cgroup_mode m);
+
+/* Resolve config cgroupsPath (absolute, relative, systemd "slice:prefix:name", or
+ * absent) into a cgroupfs path. */
+char *cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, struct sbx_error *err);
+
+void cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path);
+void cgroup_close (struct cgroup *cg);
+/* Close and forget the v1 hierarchy roots: for a clone that closes every fd it does not
+ * keep (the init), so that cgroup_close later does not close those numbers again. */
+void cgroup_drop_roots (struct cgroup *cg);
+/* Open the cgroup recorded in a container state; returns 0 with mode NONE if none. */
+int cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx_error *err);
+bool cgroup_is_frozen (const struct sbx_state *s);
+
+/* Backend parts in their own files. */
+int cgroup_v1_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
+                     struct sbx_log *log, struct sbx_error *err);
+int cgroup_v2_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
+                     struct sbx_log *log, struct sbx_error *err);
+int cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s);
+int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
+/* Only what the OOM report of a plain `run` needs (two files instead of a dozen):
+ * false when the cgroup has no memory controller. */
+bool cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit);
+/* v1 hierarchies to join for these resources (one_shot: a foreground run, deleted
+ * when it ends; cpu_numbers: its caller reads the cgroup's CPU time), and the subset
+ * that must exist. */
+uint32_t cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot, bool cpu_numbers);
+uint32_t cgroup_v1_required_for (const struct oci_resources *r);
+
+/* Shared helpers of the two backends (cgroup.c). */
+int cgroup_read_pids_at (int dirfd, pid_t **pids, size_t *n, struct sbx_error *err);
+int cgroup_write_at (int dirfd, const char *file, const char *value, struct sbx_error *err);
+int cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, struct sbx_error *err);
+int cgroup_rmdir_leaf (int rootfd, const char *path);
+void cgroup_rmdir_made (int rootfd, const char *path, int owned_from);
+/* Kill every task in dirfd with SIGKILL and wait (bounded) until it is empty. */
+int cgroup_drain (int dirfd, bool use_cgroup_kill, struct sbx_error *err);
+
+#endif

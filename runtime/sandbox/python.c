@@ -1,0 +1,541 @@
+/* sbx-oci python [OPTIONS] (-c CODE | -m MODULE | SCRIPT | -) [ARGS...]
+ *
+ * One untrusted Python program, run once in the sandbox of sandbox.h, with nothing but
+ * the host's interpreter: build (or reuse) the bundle, run it in the foreground like
+ * `run`, relay its output with a cap per stream, enforce the wall clock, and report
+ * how it ended (exit status; with --result, one JSON object: sandbox_result.c).
+ *
+ * Exit status: the program's (128+N when killed by signal N; a timeout or an OOM kill
+ * is a SIGKILL: 137); 125 when the sandbox could not be set up (as podman run), 2 for
+ * a bad command line. */
+#include "build-config.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/base/util.h"
+#include "runtime/container.h"
+#include "runtime/fs.h"
+#include "runtime/landlock.h"
+#include "runtime/sandbox/sandbox.h"
+#include "runtime/sandbox/sandbox_output.h"
+#include "runtime/sandbox/sandbox_result.h"
+#include "runtime/statedir.h"
+
+extern char **environ;
+
+enum
+{
+  PO_MAX_OUTPUT = 300,
+  PO_RESULT,
+  PO_ID,
+};
+
+#define DEFAULT_MAX_OUTPUT (1u << 20)
+
+static const struct cli_opt python_opts[] = {
+  SANDBOX_CLI_OPT_INTERPRETER ("python"),
+  SANDBOX_CLI_OPTS,
+  { "max-output", PO_MAX_OUTPUT, required_argument, "SIZE", "cap of each of stdout and stderr (default 1M)" },
+  { "result", PO_RESULT, required_argument, "FILE|-", "write the result as JSON (-: stdout, with the output in it)" },
+  { "id", PO_ID, required_argument, "ID", "container id (default: generated)" },
+  { NULL },
+};
+
+struct python_cli
+{
+  struct sandbox_policy p;
+  uint64_t max_output;
+  const char *result;
+  const char *id;
+};
+
+static int
+python_opt (void *data, int key, const char *arg, struct sbx_error *err)
+{
+  struct python_cli *c = data;
+  int r = sandbox_cli_opt (&c->p, key, arg, err);
+  int64_t v;
+  if (r <= 0)
+    return r;
+  switch (key)
+    {
+    case PO_MAX_OUTPUT:
+      if (cli_parse_bytes ("--max-output", arg, &v, err) < 0)
+        return -1;
+      if (v < 0)
+        return cli_usage_error (err, "--max-output: '%s' is not a size", arg);
+      c->max_output = (uint64_t) v;
+      return 0;
+    case PO_RESULT:
+      c->result = arg;
+      return 0;
+    case PO_ID:
+      if (statedir_validate_id (arg, err) < 0)
+        {
+          err->exit_hint = SBX_EXIT_USAGE;
+          return sbx_error_wrap (err, "--id");
+        }
+      c->id = arg;
+      return 0;
+    default:
+      return 0;
+    }
+}
+
+/* Where our options end and the program begins: at -c, -m, -, "--" or the first
+ * word that is not an option (SCRIPT). Everything after belongs to the program, even
+ * what looks like one of our options. */
+static int
+program_start (int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (strcmp (a, "-c") == 0 || strcmp (a, "-m") == 0 || strcmp (a, "-") == 0 || a[0] != '-'
+          || strcmp (a, "--") == 0)
+        return i;
+      if (strncmp (a, "--", 2) == 0 && !strchr (a, '='))
+        for (const struct cli_opt *o = python_opts; o->name; o++)
+          if (strcmp (o->name, a + 2) == 0 && o->has_arg == required_argument)
+            {
+              i++; /* its value */
+              break;
+            }
+    }
+  return argc;
+}
+
+/* ------------------------------------------------------------------ run */
+
+struct python_run
+{
+  struct python_cli *c;
+  struct sbx_ctx *ctx;
+  struct sandbox_limits limits;
+  struct sandbox_interp interp;
+  struct workdir w;
+  char *bundle, *rootfs, *config, *id;
+  size_t config_len;
+  char **args;
+  size_t n_args;
+  char *script_source, *script_dest;
+  int stdin_fd;
+  struct output_stream streams[2];
+  struct workdir_snapshot before, after;
+  struct run_watch watch;
+  struct sandbox_result res;
+  int status;
+};
+
+static void
+python_run_free (struct python_run *r)
+{
+  sandbox_limits_free (&r->limits);
+  sandbox_interp_free (&r->interp);
+  workdir_finish (&r->w);
+  free (r->bundle);
+  free (r->rootfs);
+  free (r->config);
+  free (r->id);
+  for (size_t i = 0; i < r->n_args; i++)
+    free (r->args[i]);
+  free (r->args);
+  free (r->script_source);
+  free (r->script_dest);
+  if (r->stdin_fd >= 0)
+    close (r->stdin_fd);
+  for (int i = 0; i < 2; i++)
+    output_stream_free (&r->streams[i]);
+  workdir_snapshot_free (&r->before);
+  workdir_snapshot_free (&r->after);
+}
+
+static void
+add_arg (struct python_run *r, const char *a)
+{
+  r->args = xrealloc (r->args, (r->n_args + 1) * sizeof *r->args);
+  r->args[r->n_args++] = xstrdup (a);
+}
+
+/* The program part's grammar, checked before anything is made (a usage error must
+ * not first ask the interpreter or make a workdir). */
+static int
+check_program_part (int argc, char **argv, struct sbx_error *err)
+{
+  int i = argc > 0 && strcmp (argv[0], "--") == 0 ? 1 : 0;
+  if (i >= argc)
+    return cli_usage_error (err, "python: nothing to run: give -c CODE, -m MODULE, SCRIPT or - (see sbx-oci python "
+                                 "--help)");
+  if ((strcmp (argv[i], "-c") == 0 || strcmp (argv[i], "-m") == 0) && i + 1 >= argc)
+    return cli_usage_error (err, "python: %s needs an argument", argv[i]);
+  return 0;
+}
+
+/* process.args from the program part of the command line. */
+static int
+program_args (struct python_run *r, const char *python, int argc, char **argv, struct sbx_error *err)
+{
+  int i = 0;
+  if (argc > 0 && strcmp (argv[0], "--") == 0)
+    i++;
+  if (i >= argc)
+    return cli_usage_error (err, "python: nothing to run: give -c CODE, -m MODULE, SCRIPT or - (see sbx-oci python "
+                                 "--help)");
+  add_arg (r, python);
+  if (strcmp (argv[i], "-c") == 0 || strcmp (argv[i], "-m") == 0)
+    {
+      if (i + 1 >= argc)
+        return cli_usage_error (err, "python: %s needs an argument", argv[i]);
+      add_arg (r, argv[i]);
+      add_arg (r, argv[i + 1]);
+      i += 2;
+    }
+  else if (strcmp (argv[i], "-") == 0)
+    {
+      add_arg (r, "-");
+      i++;
+    }
+  else
+    {
+      /* SCRIPT: inside the workdir it is run from there (its siblings importable);
+         elsewhere it is bound read-only at /sbx/NAME. */
+      char real[PATH_MAX];
+      const char *base;
+      struct stat st;
+      if (!realpath (argv[i], real) || stat (real, &st) < 0)
+        return sbx_error_set (err, errno, "python: script %s", argv[i]);
+      if (!S_ISREG (st.st_mode))
+        return sbx_error_set (err, 0, "python: script %s is not a regular file", argv[i]);
+      if (path_is_under (real, r->w.path))
+        {
+          _cleanup_free_ char *inside = xasprintf (SANDBOX_WORKDIR "%s", real + strlen (r->w.path));
+          add_arg (r, inside);
+        }
+      else
+        {
+          base = strrchr (real, '/') + 1;
+          r->script_source = xstrdup (real);
+          r->script_dest = xasprintf ("/sbx/%s", base);
+          add_arg (r, r->script_dest);
+        }
+      i++;
+    }
+  for (; i < argc; i++)
+    add_arg (r, argv[i]);
+  return 0;
+}
+
+static int
+prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
+{
+  struct sandbox_policy *p = &r->c->p;
+  _cleanup_free_ char *python = NULL, *cache = xasprintf ("%s/@python", r->ctx->root), *owner = NULL;
+  const char *exe;
+  uid_t host_uid = r->ctx->as_root ? p->host_uid : geteuid ();
+  gid_t host_gid = r->ctx->as_root ? (gid_t) p->host_uid : getegid ();
+  struct sandbox_run_spec spec = { 0 };
+
+  if (sandbox_limits_plan (r->ctx, p, &r->limits, err) < 0)
+    return -1;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      char real[PATH_MAX];
+      if (!realpath (p->mounts[i].source, real))
+        return sbx_error_set (err, errno, "%s %s", p->mounts[i].writable ? "--rw" : "--ro", p->mounts[i].source);
+      free ((char *) p->mounts[i].source);
+      p->mounts[i].source = xstrdup (real);
+    }
+  if (mkdir (r->ctx->root, 0700) < 0 && errno != EEXIST)
+    return sbx_error_set (err, errno, "mkdir %s", r->ctx->root);
+  if (p->rootfs)
+    {
+      char real[PATH_MAX];
+      if (!realpath (p->rootfs, real))
+        return sbx_error_set (err, errno, "--rootfs %s", p->rootfs);
+      r->rootfs = xstrdup (real);
+      r->bundle = xstrdup (r->ctx->root);
+      exe = p->python ? p->python : "/usr/bin/python3";
+      if (exe[0] != '/')
+        return cli_usage_error (err, "--python: with --rootfs, the interpreter's absolute path in the image");
+    }
+  else
+    {
+      python = p->python ? xstrdup (p->python) : sandbox_default_python (err);
+      if (!python || sandbox_skeleton_ensure (cache, python, &r->bundle, &r->interp, err) < 0)
+        return -1;
+      r->rootfs = xasprintf ("%s/rootfs", r->bundle);
+      exe = r->interp.executable;
+    }
+  if (workdir_prepare (r->ctx, p->workdir, host_uid, host_gid, &r->w, err) < 0
+      || program_args (r, exe, argc, argv, err) < 0)
+    return -1;
+  if ((p->rootfs && sandbox_image_add_mount_points (r->rootfs, err) < 0)
+      || sandbox_skeleton_add_mount_points (r->rootfs, p, r->script_dest, err) < 0)
+    return -1;
+  r->id = r->c->id ? xstrdup (r->c->id) : statedir_generate_id ("py-");
+  if (statedir_validate_id (r->id, err) < 0)
+    return -1;
+
+  spec.rootfs = r->rootfs;
+  spec.interp = p->rootfs ? NULL : &r->interp;
+  spec.python = exe;
+  spec.args = r->args;
+  spec.n_args = r->n_args;
+  spec.workdir = r->w.path;
+  spec.host_uid = host_uid;
+  spec.host_gid = host_gid;
+  spec.workdir_idmap = r->w.idmap;
+  spec.workdir_owner = r->w.owner;
+  spec.workdir_group = r->w.group;
+  spec.script_source = r->script_source;
+  spec.script_dest = r->script_dest;
+  spec.caller_env = (const char *const *) environ;
+  spec.owner = owner = sandbox_owner_annotation ();
+  spec.temp_workdir = r->w.temporary ? r->w.path : NULL;
+  r->config = sandbox_config_json (p, &r->limits, &spec, false, &r->config_len, err);
+  return r->config ? 0 : -1;
+}
+
+static int
+open_streams (struct python_run *r, bool program_reads_stdin, struct sbx_error *err)
+{
+  bool collect = r->c->result && strcmp (r->c->result, "-") == 0;
+  r->stdin_fd = program_reads_stdin ? fcntl (0, F_DUPFD_CLOEXEC, 3) : open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (r->stdin_fd < 0)
+    return sbx_error_set (err, errno, "stdin");
+  for (int i = 0; i < 2; i++)
+    r->streams[i] = (struct output_stream) { .fd = -1, .out_fd = collect ? -1 : 1 + i, .cap = r->c->max_output,
+                                             .null_fd = -1 };
+  return 0;
+}
+
+static void
+collect_numbers (struct python_run *r)
+{
+  struct sandbox_result *res = &r->res;
+  const struct cgroup_stats *st = &r->watch.stats;
+  const struct rusage *ru = &r->watch.fg.rusage;
+  res->signal = r->watch.fg.term_signal;
+  res->timed_out = r->watch.timed_out;
+  if (r->watch.has_stats && st->has_oom)
+    res->oom_killed = st->oom_kill > 0;
+  if (r->watch.has_stats && st->has_cpu && (st->cpu_user_ns || st->cpu_system_ns))
+    {
+      res->cpu_user_ms = (double) st->cpu_user_ns / 1e6;
+      res->cpu_sys_ms = (double) st->cpu_system_ns / 1e6;
+      res->cpu_scope = "cgroup";
+    }
+  else
+    {
+      res->cpu_user_ms = (double) ru->ru_utime.tv_sec * 1e3 + (double) ru->ru_utime.tv_usec / 1e3;
+      res->cpu_sys_ms = (double) ru->ru_stime.tv_sec * 1e3 + (double) ru->ru_stime.tv_usec / 1e3;
+      res->cpu_scope = "waited";
+    }
+  if (r->watch.has_stats && st->has_memory && st->memory_peak)
+    {
+      res->peak_memory_bytes = st->memory_peak;
+      res->peak_memory_scope = "cgroup";
+    }
+  else
+    {
+      res->peak_memory_bytes = (uint64_t) ru->ru_maxrss * 1024;
+      res->peak_memory_scope = "largest-process";
+    }
+  /* RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later if it was ignored */
+  {
+    double cpu_s = (double) (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec)
+                   + (double) (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+    res->cpu_time_exceeded = res->signal == SIGXCPU
+                             || (res->signal == SIGKILL && !res->timed_out && !res->oom_killed
+                                 && cpu_s >= (double) r->c->p.cpu_time - 0.05);
+  }
+}
+
+static void
+report (struct python_run *r)
+{
+  static const char *const names[] = { "stdout", "stderr" };
+  if (r->res.timed_out)
+    fprintf (stderr, "sbx-oci: python: timed out after %g s: everything in the sandbox was killed\n",
+             r->c->p.timeout);
+  if (r->res.cpu_time_exceeded)
+    fprintf (stderr, "sbx-oci: python: a process reached --cpu-time (%llu s)\n",
+             (unsigned long long) r->c->p.cpu_time);
+  for (int i = 0; i < 2; i++)
+    if (r->streams[i].truncated)
+      fprintf (stderr, "sbx-oci: python: %s truncated at %llu bytes (the program wrote %llu)\n", names[i],
+               (unsigned long long) r->streams[i].cap, (unsigned long long) r->streams[i].total);
+}
+
+static int
+write_result (struct python_run *r, struct sbx_error *err)
+{
+  _cleanup_free_ char *json = NULL;
+  size_t len = 0;
+  if (!r->c->result)
+    return 0;
+  json = sandbox_result_json (&r->res, &len);
+  if (!json)
+    return sbx_error_set (err, 0, "--result: generating the JSON failed");
+  if (strcmp (r->c->result, "-") == 0)
+    {
+      fwrite (json, 1, len, stdout);
+      fputc ('\n', stdout);
+      fflush (stdout);
+      return 0;
+    }
+  {
+    _cleanup_close_ int fd = open (r->c->result, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 || write (fd, json, len) != (ssize_t) len || write (fd, "\n", 1) != 1)
+      return sbx_error_set (err, errno, "--result %s", r->c->result);
+  }
+  return 0;
+}
+
+static int
+execute (struct python_run *r, struct sbx_error *err)
+{
+  struct create_opts o = { 0 };
+  struct pollfd fds[2];
+  int pipes[2][2];
+  int64_t t0 = monotonic_ns ();
+  int ret;
+
+  for (int i = 0; i < 2; i++)
+    {
+      if (pipe2 (pipes[i], O_CLOEXEC) < 0)
+        return sbx_error_set (err, errno, "pipe");
+      /* 1 MiB instead of 64 KiB: a chatty program wakes us 16 times less often (best
+         effort: an unprivileged caller's limit is /proc/sys/fs/pipe-max-size) */
+      (void) fcntl (pipes[i][0], F_SETPIPE_SZ, 1 << 20);
+    }
+  o.id = r->id;
+  o.bundle = r->bundle;
+  o.config_json = r->config;
+  o.config_len = r->config_len;
+  o.has_stdio = true;
+  o.stdio[0] = r->stdin_fd;
+  o.stdio[1] = pipes[0][1];
+  o.stdio[2] = pipes[1][1];
+  r->stdin_fd = -1; /* container_run closes the three */
+  for (int i = 0; i < 2; i++)
+    {
+      r->streams[i].fd = pipes[i][0];
+      fds[i] = (struct pollfd) { .fd = pipes[i][0], .events = POLLIN };
+    }
+  r->watch.fg.fds = fds;
+  r->watch.fg.n_fds = 2;
+  r->watch.fg.on_fds = output_on_ready;
+  r->watch.fg.data = r->streams;
+  if (r->c->p.timeout > 0)
+    r->watch.fg.deadline_ns = t0 + (int64_t) (r->c->p.timeout * 1e9);
+  ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
+  /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
+     what is still in the pipes is the last of the output. */
+  output_drain (r->streams, 2, 200);
+  r->res.wall_ms = (double) (monotonic_ns () - t0) / 1e6;
+  return ret;
+}
+
+static int
+run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
+{
+  struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
+  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1 };
+  int split = program_start (argc, argv), first, ret = -1;
+  bool reads_stdin;
+
+  sandbox_policy_defaults (&c.p);
+  r.streams[0].fd = r.streams[1].fd = r.streams[0].null_fd = r.streams[1].null_fd = -1;
+  first = cli_parse (cmd, split, argv, python_opt, &c, err);
+  if (first == CLI_HELP_SHOWN)
+    return 0;
+  if (first < 0)
+    goto out;
+  if (first < split)
+    {
+      cli_usage_error (err, "python: unexpected argument '%s' (see sbx-oci python --help)", argv[first]);
+      goto out;
+    }
+  /* Our stdin goes to the program, unless it is a terminal and the program is not
+     "-": a one-shot sandbox is not interactive, and a terminal is the caller's. */
+  reads_stdin = !isatty (0)
+                || (split < argc
+                    && (strcmp (argv[split], "-") == 0
+                        || (strcmp (argv[split], "--") == 0 && split + 1 < argc && strcmp (argv[split + 1], "-") == 0)));
+  if (check_program_part (argc - split, argv + split, err) < 0)
+    goto out;
+  sandbox_sweep_orphans (ctx);
+  if (prepare (&r, argc - split, argv + split, err) < 0 || open_streams (&r, reads_stdin, err) < 0)
+    {
+      if (!err->exit_hint)
+        err->exit_hint = SBX_EXIT_SETUP;
+      goto fail_result;
+    }
+  for (size_t i = 0; i < r.limits.n_degraded; i++)
+    sbx_warn (ctx, "degraded: %s", r.limits.degraded[i]);
+  workdir_snapshot_take (r.w.path, &r.before);
+
+  r.res.id = r.id;
+  r.res.policy = &c.p;
+  r.res.limits = &r.limits;
+  r.res.out = &r.streams[0];
+  r.res.err = &r.streams[1];
+  r.res.include_output = c.result && strcmp (c.result, "-") == 0;
+  r.res.before = &r.before;
+  r.res.after = &r.after;
+  r.res.workdir = r.w.temporary ? NULL : r.w.path;
+  r.res.landlock_abi = landlock_abi ();
+
+  if (execute (&r, err) < 0)
+    {
+      if (!r.watch.started && !err->exit_hint)
+        err->exit_hint = SBX_EXIT_SETUP;
+      goto fail_result;
+    }
+  r.res.started = true;
+  r.res.exit_code = r.status;
+  collect_numbers (&r);
+  workdir_snapshot_take (r.w.path, &r.after);
+  report (&r);
+  if (write_result (&r, err) < 0)
+    goto out;
+  ret = r.status;
+  goto out;
+
+fail_result:
+  /* A caller reading the result learns why nothing ran. */
+  {
+    _cleanup_free_ char *msg = sbx_error_string (err);
+    struct sbx_error e2 = { 0 };
+    r.res.id = r.id ? r.id : c.id;
+    r.res.policy = &c.p;
+    r.res.limits = &r.limits;
+    r.res.error = msg;
+    r.res.started = false;
+    r.res.include_output = c.result && strcmp (c.result, "-") == 0;
+    if (write_result (&r, &e2) < 0)
+      sbx_error_clear (&e2);
+  }
+out:
+  python_run_free (&r);
+  sandbox_policy_free (&c.p);
+  return ret;
+}
+
+const struct command cmd_python = {
+  .name = "python",
+  .args = "[OPTIONS] (-c CODE | -m MODULE | SCRIPT | -) [ARGS...]",
+  .summary = "run untrusted Python once in a sandbox over the host's interpreter, and report how it ended",
+  .opts = python_opts,
+  .run = run_python,
+  .permute = false,
+};

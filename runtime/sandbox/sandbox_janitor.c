@@ -1,0 +1,108 @@
+/* What a `sbx-oci python` killed with SIGKILL leaves: its sandbox dies with it (the
+ * init has a parent-death signal), but the state dir, the empty cgroups and the
+ * temporary workdir stay. Every `sbx-oci python` sweeps them before its own run.
+ *
+ * A container is swept only if all of these hold, so a run in progress is never
+ * touched: it was made by `sbx-oci python` (annotation run.sbx-oci.sandbox), its
+ * state is complete (not half-created), its init is gone, and the runtime process
+ * that ran it (annotation run.sbx-oci.sandbox.owner: pid and start time) is gone. */
+#include "build-config.h"
+#include "runtime/sandbox/sandbox.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oci/state.h"
+#include "runtime/base/json.h"
+#include "runtime/base/util.h"
+#include "runtime/container.h"
+#include "runtime/fs.h"
+#include "runtime/statedir.h"
+
+char *
+sandbox_owner_annotation (void)
+{
+  return xasprintf ("%d %llu", (int) getpid (), (unsigned long long) proc_start_time (getpid ()));
+}
+
+static const char *
+annotation (const struct sbx_state *s, const char *key)
+{
+  yajl_val v = json_member (s->annotations, key);
+  return v && v->type == yajl_t_string ? v->u.string : NULL;
+}
+
+static bool
+owner_alive (const char *owner)
+{
+  int pid = 0;
+  unsigned long long start = 0;
+  if (!owner || sscanf (owner, "%d %llu", &pid, &start) != 2 || pid <= 0)
+    return true; /* unknown: leave it alone */
+  return proc_start_time (pid) == start;
+}
+
+/* An orphan's temporary workdir ("" if it had none), or NULL if id is no orphan. */
+static char *
+orphan_workdir (int rootfd, const char *id)
+{
+  struct sbx_state s = { 0 };
+  struct sbx_error e = { 0 };
+  _cleanup_close_ int dfd = statedir_open (rootfd, id, &e);
+  char *workdir = NULL;
+  if (dfd < 0 || statedir_half_created (dfd) || statedir_read_state (dfd, id, &s, &e) < 0)
+    {
+      sbx_error_clear (&e);
+      oci_state_clear (&s);
+      return NULL;
+    }
+  if (annotation (&s, "run.sbx-oci.sandbox") && !state_init_alive (&s)
+      && !owner_alive (annotation (&s, SANDBOX_OWNER_ANNOTATION)))
+    {
+      const char *w = annotation (&s, SANDBOX_TEMP_WORKDIR_ANNOTATION);
+      workdir = xstrdup (w ? w : "");
+    }
+  oci_state_clear (&s);
+  return workdir;
+}
+
+void
+sandbox_sweep_orphans (struct sbx_ctx *ctx)
+{
+  struct sbx_error e = { 0 };
+  _cleanup_close_ int rootfd = statedir_open_root (ctx->root, false, &e);
+  DIR *d;
+  struct dirent *de;
+  sbx_error_clear (&e);
+  if (rootfd < 0)
+    return;
+  {
+    /* the root fd is O_PATH: a second, readable one to list it */
+    int list = openat (rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    d = list >= 0 ? fdopendir (list) : NULL;
+    if (!d)
+      {
+        if (list >= 0)
+          close (list);
+        return;
+      }
+  }
+  while ((de = readdir (d)))
+    {
+      _cleanup_free_ char *workdir = NULL;
+      if (de->d_name[0] == '.' || de->d_name[0] == '@')
+        continue;
+      workdir = orphan_workdir (rootfd, de->d_name);
+      if (!workdir)
+        continue;
+      if (container_delete (ctx, de->d_name, true, &e) < 0)
+        sbx_error_clear (&e);
+      else if (workdir[0] == '/' && strstr (workdir, "/sbx-python-"))
+        fs_remove_tree (AT_FDCWD, workdir);
+    }
+  closedir (d);
+}

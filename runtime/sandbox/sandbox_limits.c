@@ -1,0 +1,57 @@
+/* How each limit of the policy is enforced in the situation at hand, decided before
+ * anything is built, so that a limit nobody would enforce is an error (fail closed)
+ * unless the caller passed --allow-degraded, and then it is named.
+ *
+ *   root, cgroups mounted  memory and pids: the sandbox's cgroup (the whole sandbox)
+ *   otherwise (rootless)   pids: RLIMIT_NPROC, which the kernel counts per user per
+ *                          user namespace, so it caps the sandbox's own tasks: the same
+ *                          wall. memory: only RLIMIT_AS per process is left, which is
+ *                          not the same (N processes may use N times it; address space
+ *                          is not memory): degraded.
+ * CPU time, open files and file size are per-process rlimits everywhere, as their
+ * options say. */
+#include "build-config.h"
+#include "runtime/sandbox/sandbox.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
+
+int
+sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, struct sandbox_limits *l,
+                     struct sbx_error *err)
+{
+  const char *why;
+  memset (l, 0, sizeof *l);
+  l->cgroup = ctx->as_root && ctx->cgroup_manager != CGROUP_MANAGER_DISABLED
+              && cgroup_detect_mode () != CGROUP_MODE_NONE;
+  if (l->cgroup)
+    {
+      l->memory = l->pids = LIMIT_CGROUP;
+      return 0;
+    }
+  why = !ctx->as_root ? "not root, and no cgroup is delegated to this user"
+        : ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
+                                                         : "no cgroup file system is mounted";
+  l->pids = LIMIT_RLIMIT;
+  if (!p->allow_degraded)
+    return sbx_error_set (err, 0,
+                          "--memory: cannot be enforced for the whole sandbox (%s); --allow-degraded runs with a "
+                          "per-process RLIMIT_AS instead",
+                          why);
+  l->memory = LIMIT_RLIMIT_INSTEAD;
+  l->degraded[l->n_degraded++] = xasprintf ("memory: RLIMIT_AS of %llu bytes per process instead of a cgroup limit "
+                                            "(%s); no OOM kill or peak for the whole sandbox",
+                                            (unsigned long long) p->memory, why);
+  return 0;
+}
+
+void
+sandbox_limits_free (struct sandbox_limits *l)
+{
+  for (size_t i = 0; i < l->n_degraded; i++)
+    free (l->degraded[i]);
+  l->n_degraded = 0;
+}

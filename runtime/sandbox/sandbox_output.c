@@ -1,0 +1,124 @@
+/* The program's stdout and stderr, relayed while it runs with a cap per stream. Past
+ * the cap the output is read and dropped, never left in the pipe: a program blocked
+ * on a full pipe would otherwise hang until the timeout, and buffering it all would
+ * let the sandbox spend the runtime's memory. */
+#include "build-config.h"
+#include "runtime/sandbox/sandbox_output.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/base/util.h"
+
+#define CHUNK 65536
+
+/* Past the cap: the rest goes to /dev/null by splice, pages moved rather than copied
+ * (a program printing a gigabyte is drained ten times faster than through read). */
+static bool
+discard_once (struct output_stream *s)
+{
+  ssize_t n;
+  if (s->null_fd < 0)
+    s->null_fd = open ("/dev/null", O_WRONLY | O_CLOEXEC);
+  n = s->null_fd >= 0 ? splice (s->fd, NULL, s->null_fd, NULL, 1 << 20, SPLICE_F_MOVE | SPLICE_F_NONBLOCK) : -1;
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return true;
+  if (n < 0 && s->null_fd >= 0)
+    {
+      close (s->null_fd);
+      s->null_fd = -2; /* no splice here: read and drop */
+      return true;
+    }
+  if (n <= 0)
+    return n < 0 ? true : false;
+  s->total += (uint64_t) n;
+  return true;
+}
+
+/* One read; false at EOF or on error (the stream is then done). */
+static bool
+read_once (struct output_stream *s)
+{
+  char buf[CHUNK];
+  ssize_t n;
+  size_t keep;
+  if (s->truncated && s->null_fd != -2)
+    return discard_once (s);
+  n = read (s->fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return true;
+  if (n <= 0)
+    return false;
+  s->total += (uint64_t) n;
+  keep = s->passed >= s->cap ? 0 : (size_t) (s->cap - s->passed < (uint64_t) n ? s->cap - s->passed : (uint64_t) n);
+  if (keep < (size_t) n)
+    s->truncated = true;
+  if (keep == 0)
+    return true;
+  s->passed += keep;
+  if (s->out_fd >= 0)
+    fd_write_all (s->out_fd, buf, keep);
+  else
+    {
+      s->buf = xrealloc (s->buf, s->len + keep + 1);
+      memcpy (s->buf + s->len, buf, keep);
+      s->len += keep;
+      s->buf[s->len] = '\0';
+    }
+  return true;
+}
+
+static void
+finish (struct output_stream *s)
+{
+  close (s->fd);
+  s->fd = -1;
+}
+
+void
+output_on_ready (void *data, struct pollfd *fds, size_t n)
+{
+  struct output_stream *streams = data;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      if (!read_once (&streams[i]))
+        {
+          finish (&streams[i]);
+          fds[i].fd = -1; /* poll ignores it from now on */
+        }
+    }
+}
+
+void
+output_drain (struct output_stream *streams, size_t n, int timeout_ms)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      struct output_stream *s = &streams[i];
+      while (s->fd >= 0)
+        {
+          struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+          int r = poll (&pfd, 1, timeout_ms);
+          if (r < 0 && errno == EINTR)
+            continue;
+          if (r <= 0 || !read_once (s))
+            finish (s);
+        }
+    }
+}
+
+void
+output_stream_free (struct output_stream *s)
+{
+  if (s->fd >= 0)
+    close (s->fd);
+  if (s->null_fd >= 0)
+    close (s->null_fd);
+  s->fd = s->null_fd = -1;
+  free (s->buf);
+  s->buf = NULL;
+}
