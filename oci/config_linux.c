@@ -12,6 +12,38 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 
+/* uidMappings/gidMappings: of linux (the user namespace) and of an idmapped mount
+ * (config.c's mounts). */
+int
+oci_id_mappings_parse (yajl_val obj, const char *path, const char *key, struct oci_id_mapping **out, size_t *n,
+                       struct sbx_error *err)
+{
+  yajl_val arr = NULL;
+  struct oci_id_mapping *m;
+  if (json_get_array (obj, path, key, false, &arr, err) < 0)
+    return -1;
+  if (!arr)
+    return 0;
+  m = xmalloc0 (arr->u.array.len * sizeof *m + 1);
+  for (size_t i = 0; i < arr->u.array.len; i++)
+    {
+      yajl_val e = arr->u.array.values[i];
+      _cleanup_free_ char *p = xasprintf ("%s.%s[%zu]", path, key, i);
+      uint64_t cid, hid, size;
+      if (json_expect_object (e, p, err) < 0 || json_get_u64 (e, p, "containerID", true, UINT32_MAX, &cid, NULL, err) < 0
+          || json_get_u64 (e, p, "hostID", true, UINT32_MAX, &hid, NULL, err) < 0
+          || json_get_u64 (e, p, "size", true, UINT32_MAX, &size, NULL, err) < 0)
+        {
+          free (m);
+          return -1;
+        }
+      m[i] = (struct oci_id_mapping) { (uint32_t) cid, (uint32_t) hid, (uint32_t) size };
+    }
+  *out = m;
+  *n = arr->u.array.len;
+  return 0;
+}
+
 static int
 parse_namespaces (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
 {

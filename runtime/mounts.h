@@ -64,9 +64,15 @@ void mounts_plan_free (struct mount_plan *p, size_t n);
 int mounts_check_special_dir (int rootfd, const char *path, struct sbx_error *err);
 int mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env,
                   struct sbx_error *err);
-/* Mount one planned entry at an already-open target (used by mounts_apply). With
+/* mounts_attach.c. Mount one planned file system at an already-open target. With
  * mnt_out, returns an fd to the new mount's root (targetfd still sees what it covers). */
 int mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);
+/* The source of a bind mount, as a detached copy of its tree. */
+int mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err);
+/* Attach source_fd (opened beforehand, or idmapped by the parent) at the destination. */
+int mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, struct sbx_error *err);
+/* Change the attributes and propagation of what is mounted at the destination. */
+int mount_remount (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err);
 /* mounts_cgroup.c */
 int mount_cgroup (const struct mount_plan *p, int targetfd, const struct mounts_env *env, struct sbx_error *err);
 /* mounts_copyup.c: copy the directory tree of `from` into `to` (tmpcopyup). */

@@ -1,4 +1,4 @@
-/* Subcommand option parsing shared by every runtime/<cmd>.c: runc's spellings,
+/* Subcommand option parsing shared by every subcommand (runtime/cli/, runtime/sandbox/): runc's spellings,
  * both "--x v" and "--x=v", -h/--help from the same table, and a one-line error
  * (exit 2) for anything unknown. */
 #ifndef SBX_CLI_H
@@ -43,9 +43,5 @@ int cli_parse_uint (const char *opt, const char *s, unsigned max, unsigned *out,
 /* "96m", "1g", "512k", "1024", "-1" (= -1): bytes, binary units like runc. */
 int cli_parse_bytes (const char *opt, const char *s, int64_t *out, struct sbx_error *err);
 
-/* The subcommands (runtime/<name>.c). */
-extern const struct command cmd_create, cmd_start, cmd_run, cmd_state, cmd_kill, cmd_delete, cmd_list, cmd_spec,
-    cmd_features, cmd_checkpoint, cmd_restore, cmd_exec, cmd_update, cmd_pause, cmd_resume, cmd_ps, cmd_events,
-    cmd_python, cmd_bundle, cmd_check;
 
 #endif

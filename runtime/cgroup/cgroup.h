@@ -142,13 +142,4 @@ bool cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit);
 uint32_t cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot, bool cpu_numbers);
 uint32_t cgroup_v1_required_for (const struct oci_resources *r);
 
-/* Shared helpers of the two backends (cgroup.c). */
-int cgroup_read_pids_at (int dirfd, pid_t **pids, size_t *n, struct sbx_error *err);
-int cgroup_write_at (int dirfd, const char *file, const char *value, struct sbx_error *err);
-int cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, struct sbx_error *err);
-int cgroup_rmdir_leaf (int rootfd, const char *path);
-void cgroup_rmdir_made (int rootfd, const char *path, int owned_from);
-/* Kill every task in dirfd with SIGKILL and wait (bounded) until it is empty. */
-int cgroup_drain (int dirfd, bool use_cgroup_kill, struct sbx_error *err);
-
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup_fs.h"
 
 static const char *const v1_names[CG1_COUNT] = {
   [CG1_FREEZER] = "freezer", [CG1_MEMORY] = "memory",   [CG1_PIDS] = "pids",       [CG1_CPU] = "cpu",

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup_fs.h"
 
 static int
 open_root (void)

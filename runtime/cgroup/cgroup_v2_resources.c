@@ -10,6 +10,7 @@
 
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup_devices.h"
+#include "runtime/cgroup/cgroup_fs.h"
 
 static bool
 has_file (int dirfd, const char *file)

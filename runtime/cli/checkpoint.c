@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 
 static int
 accept_any (void *data, int key, const char *arg, struct sbx_error *err)

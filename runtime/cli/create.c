@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
 #include "runtime/cli/create_opts.h"
 #include "runtime/statedir.h"
 

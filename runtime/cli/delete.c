@@ -3,7 +3,7 @@
 
 #include <getopt.h>
 
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 static int

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/base/cli.h"
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 struct events_opts

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/base/cli.h"
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 enum exec_key

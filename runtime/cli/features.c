@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "oci/features.h"
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 
 static int
 no_opts (void *data, int key, const char *arg, struct sbx_error *err)

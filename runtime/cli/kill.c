@@ -5,7 +5,7 @@
 #include <signal.h>
 
 #include "oci/vocab.h"
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 static int

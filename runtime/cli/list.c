@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/base/cli.h"
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
 #include "runtime/statedir.h"
 
 struct list_opts

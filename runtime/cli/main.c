@@ -14,6 +14,8 @@
 #include "runtime/base/error.h"
 #include "runtime/base/log.h"
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
+#include "runtime/sandbox/commands.h"
 #include "runtime/sealed_exe.h"
 #include "runtime/statedir.h"
 

@@ -2,7 +2,7 @@
  * (freezer.state on cgroup v1, cgroup.freeze on v2). */
 #include "build-config.h"
 
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 static int

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
 #include "runtime/cli/create_opts.h"
 #include "runtime/statedir.h"
 

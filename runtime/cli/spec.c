@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "oci/spec_default.h"
-#include "runtime/base/cli.h"
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
 
 struct spec_opts
 {

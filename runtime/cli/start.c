@@ -1,7 +1,7 @@
 /* sbx-oci start <container-id> */
 #include "build-config.h"
 
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 static int

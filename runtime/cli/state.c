@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/base/cli.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 static int

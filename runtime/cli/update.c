@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "oci/resources.h"
-#include "runtime/base/cli.h"
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
+#include "runtime/cli/commands.h"
 #include "runtime/container.h"
 
 enum

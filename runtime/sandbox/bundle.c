@@ -19,6 +19,7 @@
 
 #include "runtime/base/util.h"
 #include "runtime/fs.h"
+#include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/sandbox.h"
 
 extern char **environ;

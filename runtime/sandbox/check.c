@@ -28,6 +28,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/landlock.h"
+#include "runtime/sandbox/commands.h"
 
 enum
 {

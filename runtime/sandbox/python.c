@@ -24,6 +24,7 @@
 #include "runtime/container.h"
 #include "runtime/fs.h"
 #include "runtime/landlock.h"
+#include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/sandbox.h"
 #include "runtime/sandbox/sandbox_output.h"
 #include "runtime/sandbox/sandbox_result.h"

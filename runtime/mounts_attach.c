@@ -1,0 +1,180 @@
+/* Attaching one planned mount (mounts.h) at its target: a new file-system instance
+ * (fsopen -> fsconfig -> fsmount), a bind of a detached tree (open_tree), or a
+ * remount's attributes (mount_setattr). mounts.c decides what goes where; the
+ * cgroup mount (mounts_cgroup.c) is built from these too. */
+#include "build-config.h"
+#include "runtime/mounts.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/base/util.h"
+#include "runtime/fs.h"
+#include "runtime/mountapi.h"
+
+/* fsconfig/fsmount explain their failures in the fs context ("e Unknown parameter"). */
+static void
+wrap_fs_log (int fsfd, struct sbx_error *err)
+{
+  char buf[512];
+  ssize_t n = read (fsfd, buf, sizeof buf - 1);
+  if (n > 2)
+    {
+      buf[n] = '\0';
+      buf[strcspn (buf, "\n")] = '\0';
+      sbx_error_wrap (err, "%s", buf + 2);
+    }
+}
+
+static int
+set_attrs (int mntfd, uint64_t set, uint64_t clr, uint64_t propagation, bool recursive, struct sbx_error *err)
+{
+  struct mount_attr attr = { .attr_set = set, .attr_clr = clr, .propagation = propagation };
+  if (!set && !clr && !propagation)
+    return 0;
+  if (sys_mount_setattr (mntfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr) < 0)
+    return sbx_error_set (err, errno, "mount_setattr");
+  return 0;
+}
+
+static int
+finish_mount (const struct mount_plan *p, int mntfd, bool set_plain_attrs, struct sbx_error *err)
+{
+  if (set_plain_attrs && set_attrs (mntfd, p->attr_set, p->attr_clr, 0, false, err) < 0)
+    return -1;
+  if (set_attrs (mntfd, p->rec_attr_set, p->rec_attr_clr, 0, true, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err)
+{
+  const struct oci_mount *m = p->m;
+  _cleanup_close_ int fsfd = sys_fsopen (m->type, FSOPEN_CLOEXEC);
+  _cleanup_close_ int mntfd = -1, lower = -1;
+  if (fsfd < 0)
+    {
+      if (errno == ENODEV)
+        return sbx_error_set (err, 0, "unknown filesystem type '%s'", m->type);
+      return sbx_error_set (err, errno, "fsopen %s", m->type);
+    }
+  if (m->source && *m->source && sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "source", m->source, 0) < 0)
+    {
+      sbx_error_set (err, errno, "source '%s'", m->source);
+      wrap_fs_log (fsfd, err);
+      return -1;
+    }
+  for (size_t i = 0; i < p->n_fs_options; i++)
+    {
+      const char *opt = p->fs_options[i];
+      const char *eq = strchr (opt, '=');
+      int r;
+      if (eq)
+        {
+          _cleanup_free_ char *key = strndup (opt, eq - opt);
+          r = sys_fsconfig (fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0);
+        }
+      else
+        r = sys_fsconfig (fsfd, FSCONFIG_SET_FLAG, opt, NULL, 0);
+      if (r < 0)
+        {
+          sbx_error_set (err, errno, "option '%s'", opt);
+          wrap_fs_log (fsfd, err);
+          return -1;
+        }
+    }
+  if (sys_fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    {
+      sbx_error_set (err, errno, "create %s", m->type);
+      wrap_fs_log (fsfd, err);
+      return -1;
+    }
+  mntfd = sys_fsmount (fsfd, FSMOUNT_CLOEXEC, (unsigned int) p->attr_set);
+  if (mntfd < 0)
+    {
+      sbx_error_set (err, errno, "fsmount %s", m->type);
+      wrap_fs_log (fsfd, err);
+      return -1;
+    }
+  if (p->tmpcopyup)
+    {
+      /* The fd taken before attaching still sees the directory being covered. */
+      lower = openat (targetfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (lower < 0)
+        return sbx_error_set (err, errno, "tmpcopyup: open the directory to copy");
+    }
+  if (finish_mount (p, mntfd, false, err) < 0)
+    return -1;
+  if (p->tmpcopyup)
+    {
+      _cleanup_close_ int upper = openat (mntfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (upper < 0 || copy_tree (lower, upper, 0, err) < 0)
+        return upper < 0 ? sbx_error_set (err, errno, "tmpcopyup: open the new tmpfs") : -1;
+    }
+  if (attach_mount (mntfd, targetfd) < 0)
+    return sbx_error_set (err, errno, "move_mount");
+  if (p->propagation && set_attrs (mntfd, 0, 0, p->propagation, p->rec_propagation, err) < 0)
+    return -1;
+  if (mnt_out)
+    *mnt_out = steal_fd (&mntfd);
+  return 0;
+}
+
+/* The source of a bind mount, as a detached copy of its tree. */
+int
+mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err)
+{
+  const struct oci_mount *m = p->m;
+  _cleanup_free_ char *src = m->source[0] == '/' ? xstrdup (m->source) : xasprintf ("%s/%s", env->bundle, m->source);
+  int fd = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
+  if (fd < 0)
+    return sbx_error_set (err, errno, "open_tree %s", m->source);
+  return fd;
+}
+
+/* source_fd: the tree to attach (opened beforehand, or idmapped by the parent). */
+int
+mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, struct sbx_error *err)
+{
+  const struct oci_mount *m = p->m;
+  _cleanup_close_ int treefd = -1, targetfd = -1;
+  struct stat st;
+  treefd = dup (source_fd);
+  if (treefd < 0)
+    return sbx_error_set (err, errno, "dup the tree of %s", m->source);
+  if (fstat (treefd, &st) < 0)
+    return sbx_error_set (err, errno, "stat %s", m->source);
+  targetfd = S_ISDIR (st.st_mode) ? fs_mkdir_in_root (env->rootfd, m->destination, 0755, err)
+                                  : fs_mkfile_in_root (env->rootfd, m->destination, err);
+  if (targetfd < 0)
+    return -1;
+  if (fs_is_inode (targetfd, &env->root_st))
+    return sbx_error_set (err, 0, "the destination resolves to the container root");
+  if (finish_mount (p, treefd, true, err) < 0)
+    return -1;
+  if (attach_mount (treefd, targetfd) < 0)
+    {
+      if (errno == ENOTDIR || errno == EISDIR)
+        return sbx_error_set (err, errno, "move_mount (the source and the destination in the rootfs are "
+                                          "not both directories or both files)");
+      return sbx_error_set (err, errno, "move_mount");
+    }
+  if (p->propagation && set_attrs (treefd, 0, 0, p->propagation, p->rec_propagation, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+mount_remount (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err)
+{
+  _cleanup_close_ int targetfd = fs_open_in_root (env->rootfd, p->m->destination, O_PATH, err);
+  if (targetfd < 0)
+    return -1;
+  if (set_attrs (targetfd, p->attr_set, p->attr_clr, p->propagation, p->rec_propagation, err) < 0)
+    return -1;
+  return set_attrs (targetfd, p->rec_attr_set, p->rec_attr_clr, 0, true, err);
+}
