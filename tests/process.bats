@@ -322,7 +322,8 @@ load helpers
 		init=
 		for _ in $(seq 200); do
 			init=$("$SBX_OCI" --root "$SBX_ROOT" state "$id" 2>/dev/null | jq -r '.pid // empty') || true
-			[ -n "$init" ] && [ -s "/proc/$init/task/$init/children" ] && break
+			# a proc file's size is 0 whatever it holds: read it
+			[ -n "$init" ] && [ -n "$(cat "/proc/$init/task/$init/children" 2>/dev/null)" ] && break
 			sleep 0.05
 		done
 		sbx_ok kill "$id" "$sig"
