@@ -127,6 +127,12 @@ set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, stru
 }
 
 int
+caps_drop_bounding (const struct oci_process *p, struct sbx_error *err)
+{
+  return drop_bounding (p->has_capabilities ? p->caps.bounding : 0, err);
+}
+
+int
 caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, struct sbx_log *log,
                           struct sbx_error *err)
 {
@@ -135,8 +141,7 @@ caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, s
   /* Keep the permitted set across setuid: we drop to exactly what the config asks. */
   if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
     return sbx_error_set (err, errno, "prctl(PR_SET_KEEPCAPS)");
-  if (drop_bounding (caps->bounding, err) < 0 || set_groups_and_ids (&p->user, setgroups_allowed, err) < 0
-      || set_capabilities (caps, log, err) < 0)
+  if (set_groups_and_ids (&p->user, setgroups_allowed, err) < 0 || set_capabilities (caps, log, err) < 0)
     return -1;
   if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
     return sbx_error_set (err, errno, "prctl(PR_SET_KEEPCAPS)");

@@ -68,6 +68,12 @@ plan_one (const struct oci_mount *m, size_t idx, struct mount_plan *p, struct sb
       const struct sbx_mount_opt_info *o = sbx_mount_opt_lookup (opt);
       if (!o)
         {
+          /* A bind mount makes no file system, so KEY=VALUE data has nothing to go
+             to: ignored, as mount(2) ignores the data of MS_BIND and runc and crun
+             accept it (runtime-tools binds /etc with "mode=755,size=1k"). An unknown
+             word is refused: it is more likely a misspelt flag than data. */
+          if (p->bind && strchr (opt, '='))
+            continue;
           if (p->bind)
             return sbx_error_set (err, 0, "mounts[%zu].options[%zu]: unknown option '%s' for a bind mount", idx, j,
                                   opt);

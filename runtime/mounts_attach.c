@@ -124,28 +124,37 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
   return 0;
 }
 
-/* The source of a bind mount, as a detached copy of its tree. */
+/* The source of a bind mount, opened (O_PATH) but not yet cloned: every source is
+ * opened before anything is created in the container (mounts_apply says why), and
+ * cloned by mount_bind at its turn, so that the mounts' ids, and with them the order
+ * of /proc/self/mountinfo (sorted by id since Linux 6.8), follow the config's order
+ * as runtime-tools and crun's suite check. */
 int
 mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_free_ char *src = m->source[0] == '/' ? xstrdup (m->source) : xasprintf ("%s/%s", env->bundle, m->source);
-  int fd = sys_open_tree (AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p->recursive ? AT_RECURSIVE : 0));
+  int fd = open (src, O_PATH | O_CLOEXEC);
   if (fd < 0)
-    return sbx_error_set (err, errno, "open_tree %s", m->source);
+    return sbx_error_set (err, errno, "open %s", m->source);
   return fd;
 }
 
-/* source_fd: the tree to attach (opened beforehand, or idmapped by the parent). */
+/* source_fd: from mount_open_bind_source, or a detached idmapped tree prepared by
+ * the parent (p->idmap), attached as it is. */
 int
 mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_close_ int treefd = -1, targetfd = -1;
   struct stat st;
-  treefd = dup (source_fd);
+  if (p->idmap)
+    treefd = dup (source_fd);
+  else
+    treefd = sys_open_tree (source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH
+                                               | (p->recursive ? AT_RECURSIVE : 0));
   if (treefd < 0)
-    return sbx_error_set (err, errno, "dup the tree of %s", m->source);
+    return sbx_error_set (err, errno, "%s the tree of %s", p->idmap ? "dup" : "open_tree", m->source);
   if (fstat (treefd, &st) < 0)
     return sbx_error_set (err, errno, "stat %s", m->source);
   targetfd = S_ISDIR (st.st_mode) ? fs_mkdir_in_root (env->rootfd, m->destination, 0755, err)

@@ -98,27 +98,35 @@ process_become (const struct oci_process *p, struct become_args *b, struct sbx_e
     return -1;
   if (process_apply_rlimits (p, err) < 0 || process_apply_scheduling (p, err) < 0)
     return -1;
-  if (b->seccomp && !p->no_new_privileges && load_seccomp (b, err) < 0)
-    return -1;
-  if (caps_apply_user_and_caps (p, b->setgroups_allowed, b->log, err) < 0)
-    return -1;
+  /* Everything that does not depend on the user comes before a seccomp filter: the
+     profile is the user's, and need not allow our setup (runtime-tools' default
+     profile has no openat2, many have no setsid). The cwd was entered as root
+     before (init.c, exec_child.c), as runc does: the user may lack search
+     permission on a parent of it. */
   if (p->user.has_umask)
     umask (p->user.umask);
-  if (process_enter_cwd (p->cwd, err) < 0)
-    return -1;
   if (keep_preserved_fds (b->preserve_fds, err) < 0)
     return -1;
-  if (b->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */
   /* A session of its own: the caller's terminal (if any) is not the container's
    * controlling tty, so TIOCSTI cannot push input into it. */
   if (setsid () < 0 && errno != EPERM)
     return sbx_error_set (err, errno, "setsid");
   if (b->pty_slave >= 0 && terminal_attach (b->pty_slave, err) < 0)
     return -1;
+  if (caps_drop_bounding (p, err) < 0)
+    return -1;
+  /* Without no_new_privs, loading a filter takes CAP_SYS_ADMIN: before the user
+     switch, which then runs under it (setgroups, setresgid, setresuid, capset,
+     prctl), as with runc and crun. */
+  if (b->seccomp && !p->no_new_privileges && load_seccomp (b, err) < 0)
+    return -1;
+  if (caps_apply_user_and_caps (p, b->setgroups_allowed, b->log, err) < 0)
+    return -1;
+  if (b->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */
   if (p->no_new_privileges && process_set_no_new_privs (err) < 0)
     return -1;
-  /* The filter last: nothing of the setup runs under it. */
+  /* With no_new_privs, the filter last: nothing of the setup runs under it. */
   if (b->seccomp && p->no_new_privileges && load_seccomp (b, err) < 0)
     return -1;
   return 0;

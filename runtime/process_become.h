@@ -1,8 +1,10 @@
 /* The last steps before exec, shared by the container init and `exec`: become the
  * configured process (limits, user, capabilities, no_new_privs, seccomp), in the one
  * order that works: seccomp(2) needs no_new_privs or CAP_SYS_ADMIN, so without
- * no_new_privs the filter goes in while we are still privileged and must allow what
- * follows; with it, the filter goes in last and nothing of the setup runs under it. */
+ * no_new_privs the filter goes in while we are still privileged, and only the user
+ * switch (setgroups, setresgid, setresuid, capset, prctl: what runc and crun make
+ * there too) runs under it; with it, the filter goes in last and nothing of the
+ * setup runs under it. Whatever does not depend on the user is done before. */
 #ifndef SBX_PROCESS_BECOME_H
 #define SBX_PROCESS_BECOME_H
 

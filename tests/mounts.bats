@@ -163,10 +163,36 @@ add_mount() {
 }
 
 @test "bind: an unknown option is an error naming the mount and the option" {
-	add_mount /data bind "$BATS_TEST_TMPDIR" rbind size=1m
+	add_mount /data bind "$BATS_TEST_TMPDIR" rbind nosuidd
 	sbx_split run --bundle "$BUNDLE" "$ID"
-	assert_one_line_error "size=1m"
+	assert_one_line_error "nosuidd"
 	[[ "$stderr" == *"mounts["* ]]
+}
+
+@test "bind: KEY=VALUE file-system data (mode=755,size=1k) is accepted and has no effect, as with runc and crun" {
+	local host=$BATS_TEST_TMPDIR/hostdir
+	mkdir -m 0750 "$host"
+	echo keep >"$host/in"
+	add_mount /data bind "$host" nosuid strictatime mode=755 size=1k rbind ro
+	set_script '/bin/probe write /data/new; stat -c %a /data; cat /data/in'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = EROFS ]
+	[ "${lines[1]}" = 750 ]
+	[ "${lines[2]}" = keep ]
+}
+
+@test "mount order: /proc/self/mountinfo lists binds and tmpfs mounts in the config's order" {
+	local host=$BATS_TEST_TMPDIR/hostdir
+	mkdir "$host"
+	add_mount /m1 tmpfs tmpfs size=1k
+	add_mount /m2 bind "$host" rbind
+	add_mount /m3 tmpfs tmpfs size=1k
+	add_mount /m4 bind "$host" bind ro
+	set_args sh -c 'cut -d" " -f5 /proc/self/mountinfo | grep "^/m[0-9]$" | tr "\n" " "'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "/m1 /m2 /m3 /m4 " ]
 }
 
 # ------------------------------------------------------------------ tmpfs

@@ -148,6 +148,22 @@ seccomp_config() {
 	[ "${lines[-1]}" = EPERM ]
 }
 
+@test "seccomp: without noNewPrivileges, only the user switch runs under the filter: a profile without openat2, setsid or fcntl still starts" {
+	# runtime-tools' default profile and older docker-style allow lists have no
+	# openat2: the cwd, the session, preserved fds, the tty and the bounding set are
+	# done before the filter; setgroups/setresgid/setresuid/capset/prctl after it,
+	# as runc and crun do
+	seccomp_config '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["openat2","setsid","fcntl","umask","ioctl","getcwd","fchdir","chdir"],"action":"SCMP_ACT_ERRNO"}]}'
+	update_config '.process.noNewPrivileges = false | .process.cwd = "/tmp" | .process.user = {"uid": 1000, "gid": 1000, "umask": 18}'
+	set_args sh -c 'grep -E "^(Uid|Seccomp):" /proc/self/status; /bin/probe syscall getcwd; readlink /proc/self/cwd'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "Uid:"*"1000"* ]]
+	[[ "${lines[1]}" == "Seccomp:"*"2" ]]
+	[ "${lines[2]}" = EPERM ]
+	[ "${lines[3]}" = /tmp ]
+}
+
 @test "seccomp: an unknown syscall in an allow rule is a warning; in a deny rule under an allow default, an error" {
 	seccomp_config '{"defaultAction":"SCMP_ACT_ERRNO","syscalls":[{"names":["no_such_syscall"],"action":"SCMP_ACT_ALLOW"}]}'
 	use_profile default
