@@ -231,7 +231,7 @@ oci_linux_parse (yajl_val obj, const char *path, const struct oci_parse_ctx *ctx
     {
       l->rootfs_propagation_flags = sbx_propagation_from_name (l->rootfs_propagation);
       if (!l->rootfs_propagation_flags)
-        return sbx_error_set (err, 0, "%s.rootfsPropagation: '%s' is not one of shared, slave, private, unbindable",
+        return sbx_error_set (err, 0, "%s.rootfsPropagation: '%s' is not one of shared, slave, private, unbindable (or rshared, rslave, rprivate, runbindable)",
                               path, l->rootfs_propagation);
     }
   return 0;

@@ -258,6 +258,11 @@ sbx_propagation_from_name (const char *name)
 {
   if (!name)
     return 0;
+  /* The root's propagation is always set recursively (MS_REC), so "rprivate" (what
+     crun's and podman's configs write) means what "private" does; runc and crun
+     take both spellings. */
+  if (name[0] == 'r' && name[1] != '\0')
+    name++;
   if (strcmp (name, "shared") == 0)
     return MS_SHARED;
   if (strcmp (name, "slave") == 0)

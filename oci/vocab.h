@@ -135,7 +135,7 @@ extern const size_t sbx_seccomp_flags_count;
 int sbx_name_index (const char *const *table, size_t n, const char *name); /* -1 if absent */
 
 /* ---- rootfs propagation ---- */
-/* "shared" -> MS_SHARED, ...; returns 0 if unknown. */
+/* "shared" or "rshared" -> MS_SHARED, ...; returns 0 if unknown. */
 unsigned long sbx_propagation_from_name (const char *name);
 
 #endif

@@ -695,16 +695,30 @@ add_mount() {
 	[ "${lines[1]}" = EROFS ]
 }
 
-@test "rootfsPropagation private: runs; the root mount is in no peer group" {
-	update_config '.linux.rootfsPropagation = "private"'
-	set_args cat /proc/self/mountinfo
-	sbx run --bundle "$BUNDLE" "$ID"
-	[ "$status" -eq 0 ]
-	local root
-	root=$(mountinfo_at /)
-	[ -n "$root" ]
-	[[ "$root" != *" shared:"* ]]
-	[[ "$root" != *" master:"* ]]
+@test "rootfsPropagation private and rprivate (crun's and podman's spelling): runs; the root mount is in no peer group" {
+	local p
+	for p in private rprivate; do
+		update_config --arg p "$p" '.linux.rootfsPropagation = $p'
+		set_args cat /proc/self/mountinfo
+		sbx run --bundle "$BUNDLE" "$ID-$p"
+		[ "$status" -eq 0 ]
+		local root
+		root=$(mountinfo_at /)
+		[ -n "$root" ]
+		[[ "$root" != *" shared:"* ]]
+		[[ "$root" != *" master:"* ]]
+	done
+}
+
+@test "rootfsPropagation rshared, rslave, runbindable are accepted like shared, slave, unbindable; rfoo is not" {
+	local p
+	for p in rshared rslave runbindable; do
+		update_config --arg p "$p" '.linux.rootfsPropagation = $p'
+		sbx_ok run --bundle "$BUNDLE" "$ID-$p"
+	done
+	update_config '.linux.rootfsPropagation = "rfoo"'
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "linux.rootfsPropagation: 'rfoo' is not one of"
 }
 
 @test "rootfsPropagation shared: runs; the root mount is shared" {
