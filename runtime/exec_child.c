@@ -40,6 +40,7 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
   int32_t host_pid = 0;
   size_t len = sizeof host_pid;
   int pty_slave = -1;
+  char **env;
 
   /* 1. A clean slate, as in the init. */
   for (size_t i = 0; i < ARRAY_SIZE (a->parent_fds); i++)
@@ -78,6 +79,7 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
   *program = program_lookup (p, err);
   if (!*program)
     return -1;
+  env = program_env (p);
   if (a->console_fd >= 0)
     {
       _cleanup_close_ int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -113,7 +115,7 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
     if (r < 0)
       return -1;
   }
-  return program_exec (*program, p, err);
+  return program_exec (*program, p, env, err);
 }
 
 void

@@ -94,9 +94,8 @@ fail:
 
 int
 exec_trampoline_exec (int trampoline_fd, int sync_fd, const char *path, const struct oci_process *p,
-                      struct sbx_error *err)
+                      char *const *env, struct sbx_error *err)
 {
-  static const char *const empty[] = { NULL };
   char fdnum[16];
   const char **argv = xmalloc0 ((p->n_args + 4) * sizeof *argv);
   snprintf (fdnum, sizeof fdnum, "%d", sync_fd);
@@ -104,7 +103,7 @@ exec_trampoline_exec (int trampoline_fd, int sync_fd, const char *path, const st
   argv[1] = fdnum;
   argv[2] = path;
   memcpy (argv + 3, p->args, p->n_args * sizeof *argv);
-  syscall (SYS_execveat, trampoline_fd, "", argv, p->env ? p->env : empty, AT_EMPTY_PATH);
+  syscall (SYS_execveat, trampoline_fd, "", argv, env, AT_EMPTY_PATH);
   sbx_error_set (err, errno, "exec %s (through the exec trampoline)", path);
   err->exit_hint = SBX_EXIT_NOT_EXECUTABLE;
   free (argv);

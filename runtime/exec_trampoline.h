@@ -57,6 +57,6 @@ int exec_trampoline_open (bool execveat_allowed);
  * the trampoline sets it again). Returns -1 with *err set only if the trampoline
  * itself could not be executed. */
 int exec_trampoline_exec (int trampoline_fd, int sync_fd, const char *path, const struct oci_process *p,
-                          struct sbx_error *err);
+                          char *const *env, struct sbx_error *err);
 
 #endif

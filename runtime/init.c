@@ -260,6 +260,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
 {
   const struct oci_config *c = a->config;
   const struct oci_process *p = c->process;
+  char **env = NULL;
   bool early_net_uts;
 
   /* 1. A clean slate: default signals, and no inherited fd beyond stdio and the
@@ -346,6 +347,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
       *program = program_lookup (p, err);
       if (!*program)
         return -1;
+      env = program_env (p);
     }
 
   /* 7. Ready: the parent records the state; then wait for start. */
@@ -393,8 +395,8 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
 
   /* 9. exec: on success the sync socket closes (O_CLOEXEC) and the parent sees EOF. */
   if (a->trampoline_fd >= 0)
-    return exec_trampoline_exec (a->trampoline_fd, a->sync_fd, *program, p, err);
-  return program_exec (*program, p, err);
+    return exec_trampoline_exec (a->trampoline_fd, a->sync_fd, *program, p, env, err);
+  return program_exec (*program, p, env, err);
 }
 
 void

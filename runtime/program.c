@@ -1,6 +1,7 @@
 #include "build-config.h"
 #include "runtime/program.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,11 +75,73 @@ program_lookup (const struct oci_process *p, struct sbx_error *err)
   return NULL;
 }
 
-int
-program_exec (const char *path, const struct oci_process *p, struct sbx_error *err)
+/* The home directory of uid in the container's /etc/passwd, or NULL. The file is the
+ * container's to write: opened without blocking (a fifo there must not hang the
+ * init), only a regular file is read, and at most 1 MiB of it. */
+static char *
+passwd_home (uid_t uid)
 {
-  static const char *const empty[] = { NULL };
-  execve (path, (char *const *) p->args, (char *const *) (p->env ? p->env : empty));
+  _cleanup_close_ int fd = open ("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  _cleanup_free_ char *buf = NULL;
+  size_t len = 0, cap = 1u << 20;
+  struct stat st;
+  char *line, *save = NULL;
+  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    return NULL;
+  buf = xmalloc0 (cap + 1);
+  while (len < cap)
+    {
+      ssize_t n = read (fd, buf + len, cap - len);
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+    }
+  buf[len] = '\0';
+  for (line = strtok_r (buf, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      /* name:password:uid:gid:gecos:home:shell */
+      char *field[7] = { NULL };
+      size_t n = 0;
+      for (char *f = line; n < 7; n++)
+        {
+          field[n] = f;
+          f = strchr (f, ':');
+          if (!f)
+            {
+              n++;
+              break;
+            }
+          *f++ = '\0';
+        }
+      if (n >= 6 && field[2][0] && strspn (field[2], "0123456789") == strlen (field[2])
+          && strtoul (field[2], NULL, 10) == uid && field[5][0])
+        return xstrdup (field[5]);
+    }
+  return NULL;
+}
+
+char **
+program_env (const struct oci_process *p)
+{
+  char **env;
+  char *home;
+  for (size_t i = 0; i < p->n_env; i++)
+    if (strncmp (p->env[i], "HOME=", 5) == 0)
+      return (char **) p->env;
+  /* As runc and crun: a process without HOME gets the one its user has in the
+     container's /etc/passwd, else "/". */
+  home = passwd_home (p->user.uid);
+  env = xmalloc0 ((p->n_env + 2) * sizeof *env);
+  memcpy (env, p->env, p->n_env * sizeof *env);
+  env[p->n_env] = xasprintf ("HOME=%s", home ? home : "/");
+  free (home);
+  return env;
+}
+
+int
+program_exec (const char *path, const struct oci_process *p, char *const *env, struct sbx_error *err)
+{
+  execve (path, (char *const *) p->args, env);
   sbx_error_set (err, errno, "exec %s", path);
   err->exit_hint = errno == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_NOT_EXECUTABLE;
   return -1;

@@ -9,6 +9,9 @@
 #include "runtime/base/error.h"
 
 char *program_lookup (const struct oci_process *p, struct sbx_error *err);
-int program_exec (const char *path, const struct oci_process *p, struct sbx_error *err);
+/* process.env for exec, with HOME added when it has none (from the container's
+ * /etc/passwd, else "/"): called in the container, before the user switch. */
+char **program_env (const struct oci_process *p);
+int program_exec (const char *path, const struct oci_process *p, char *const *env, struct sbx_error *err);
 
 #endif

@@ -13,6 +13,28 @@ load helpers
 	! grep -q SBX_ROOT <<<"$output"
 }
 
+@test "process: without HOME in env, HOME is the user's in the container's /etc/passwd, else /; a given HOME is kept" {
+	update_config '.root.readonly = false'
+	printf 'root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n' >"$BUNDLE/rootfs/etc/passwd"
+	update_config '.process.env = ["PATH=/bin"] | .process.user = {"uid": 1000, "gid": 1000}'
+	set_args sh -c 'echo "$HOME"'
+	sbx run --bundle "$BUNDLE" "$ID-a"
+	[ "$output" = /home/alice ]
+	update_config '.process.user = {"uid": 1001, "gid": 1001}'
+	sbx run --bundle "$BUNDLE" "$ID-b"
+	[ "$output" = / ]
+	update_config '.process.env = ["PATH=/bin", "HOME=/given"]'
+	sbx run --bundle "$BUNDLE" "$ID-c"
+	[ "$output" = /given ]
+	# the file is the container's: a fifo there is not read (the run would hang)
+	rm "$BUNDLE/rootfs/etc/passwd"
+	mkfifo "$BUNDLE/rootfs/etc/passwd"
+	update_config '.process.env = ["PATH=/bin"]'
+	run timeout 20 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-d"
+	[ "$status" -eq 0 ]
+	[ "$output" = / ]
+}
+
 @test "process: the runtime's own environment does not leak into the container" {
 	update_config '.process.env = ["PATH=/bin"]'
 	set_args sh -c 'env'
