@@ -143,6 +143,9 @@ struct oci_namespace
   size_t index;     /* position in linux.namespaces, for error messages */
 };
 
+/* Memory nodes linux.memoryPolicy.nodes may name: 0 .. this - 1. */
+#define OCI_MEMPOLICY_MAX_NODES 1024
+
 struct oci_linux
 {
   struct oci_namespace ns[SBX_NS_COUNT];
@@ -166,6 +169,13 @@ struct oci_linux
   const char *mount_label;
   bool has_personality;
   unsigned long personality; /* PER_LINUX or PER_LINUX32 */
+  struct oci_memory_policy
+  {
+    bool present;
+    unsigned mode;  /* MPOL_*, with the MPOL_F_* flags or'ed in */
+    unsigned long nodemask[OCI_MEMPOLICY_MAX_NODES / (8 * sizeof (unsigned long))];
+    bool has_nodes;
+  } memory_policy;
 };
 
 struct oci_config

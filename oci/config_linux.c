@@ -6,6 +6,7 @@
 #include "oci/config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 
@@ -195,12 +196,88 @@ parse_personality (yajl_val obj, const char *path, struct oci_linux *l, struct s
   return 0;
 }
 
+/* "0-3,7": each node below OCI_MEMPOLICY_MAX_NODES, ranges ascending. */
+static int
+parse_node_list (const char *s, const char *what, struct oci_memory_policy *mp, struct sbx_error *err)
+{
+  const char *c = s;
+  if (!*c)
+    return sbx_error_set (err, 0, "%s: empty node list", what);
+  while (*c)
+    {
+      char *end;
+      unsigned long lo, hi;
+      if (*c < '0' || *c > '9')
+        return sbx_error_set (err, 0, "%s: '%s' is not a list of nodes such as 0-3,7", what, s);
+      lo = hi = strtoul (c, &end, 10);
+      if (*end == '-')
+        {
+          if (end[1] < '0' || end[1] > '9')
+            return sbx_error_set (err, 0, "%s: '%s' is not a list of nodes such as 0-3,7", what, s);
+          hi = strtoul (end + 1, &end, 10);
+        }
+      if (hi < lo || hi >= OCI_MEMPOLICY_MAX_NODES)
+        return sbx_error_set (err, 0, "%s: '%s': nodes are 0 to %d, ranges ascending", what, s,
+                              OCI_MEMPOLICY_MAX_NODES - 1);
+      for (unsigned long n = lo; n <= hi; n++)
+        mp->nodemask[n / (8 * sizeof (unsigned long))] |= 1UL << (n % (8 * sizeof (unsigned long)));
+      if (*end == ',' && end[1])
+        end++;
+      else if (*end)
+        return sbx_error_set (err, 0, "%s: '%s' is not a list of nodes such as 0-3,7", what, s);
+      c = end;
+    }
+  mp->has_nodes = true;
+  return 0;
+}
+
+/* linux.memoryPolicy: names checked here; whether the kernel takes the combination
+ * (nodes it has, flags a mode allows) is set_mempolicy's answer, in the init. */
+static int
+parse_memory_policy (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_error *err)
+{
+  yajl_val mp = NULL;
+  const char *mode = NULL, *nodes = NULL;
+  _cleanup_free_ const char **flags = NULL;
+  size_t n_flags = 0;
+  _cleanup_free_ char *p = xasprintf ("%s.memoryPolicy", path);
+  int m;
+  if (json_get_object (obj, path, "memoryPolicy", false, &mp, err) < 0)
+    return -1;
+  if (!mp)
+    return 0;
+  if (json_get_string (mp, p, "mode", true, &mode, err) < 0 || json_get_string (mp, p, "nodes", false, &nodes, err) < 0
+      || json_get_strv (mp, p, "flags", false, &flags, &n_flags, err) < 0)
+    return -1;
+  m = sbx_name_index (sbx_mempolicy_modes, sbx_mempolicy_modes_count, mode);
+  if (m < 0)
+    return sbx_error_set (err, 0, "%s.mode: unknown memory policy '%s'", p, mode);
+  l->memory_policy.mode = (unsigned) m;
+  for (size_t i = 0; i < n_flags; i++)
+    {
+      size_t k = 0;
+      while (k < sbx_mempolicy_flags_count && strcmp (sbx_mempolicy_flags[k].name, flags[i]) != 0)
+        k++;
+      if (k == sbx_mempolicy_flags_count)
+        return sbx_error_set (err, 0, "%s.flags[%zu]: unknown memory policy flag '%s'", p, i, flags[i]);
+      l->memory_policy.mode |= sbx_mempolicy_flags[k].value;
+    }
+  if (nodes)
+    {
+      _cleanup_free_ char *what = xasprintf ("%s.nodes", p);
+      if (parse_node_list (nodes, what, &l->memory_policy, err) < 0)
+        return -1;
+    }
+  l->memory_policy.present = true;
+  return 0;
+}
+
 /* Fields of config-linux.md that sbx-oci does not implement: rather than run with
  * less than was asked for, refuse (fail closed). */
 static int
 refuse_unsupported (yajl_val obj, const char *path, struct sbx_error *err)
 {
-  static const char *const unsupported[] = { "intelRdt", "memoryPolicy", "netDevices" };
+  static const char *const unsupported[] = { "intelRdt", "netDevices" };
   for (size_t i = 0; i < ARRAY_SIZE (unsupported); i++)
     if (json_member (obj, unsupported[i]))
       return sbx_error_set (err, 0, "%s.%s: not supported by sbx-oci", path, unsupported[i]);
@@ -224,7 +301,8 @@ oci_linux_parse (yajl_val obj, const char *path, const struct oci_parse_ctx *ctx
       || json_get_strv (obj, path, "maskedPaths", false, &l->masked_paths, &l->n_masked_paths, err) < 0
       || json_get_strv (obj, path, "readonlyPaths", false, &l->readonly_paths, &l->n_readonly_paths, err) < 0
       || json_get_string (obj, path, "mountLabel", false, &l->mount_label, err) < 0
-      || parse_personality (obj, path, l, err) < 0 || refuse_unsupported (obj, path, err) < 0)
+      || parse_personality (obj, path, l, err) < 0 || parse_memory_policy (obj, path, l, err) < 0
+      || refuse_unsupported (obj, path, err) < 0)
     return -1;
   l->seccomp = v;
   if (l->rootfs_propagation)

@@ -79,6 +79,17 @@ gen_linux (yajl_gen g)
   GEN (yajl_gen_map_close (g));
   GEN (yajl_gen_map_close (g));
 
+  GEN (gen_string (g, "memoryPolicy"));
+  GEN (yajl_gen_map_open (g));
+  GEN (gen_string (g, "modes"));
+  GEN (gen_string_array (g, sbx_mempolicy_modes, sbx_mempolicy_modes_count));
+  GEN (gen_string (g, "flags"));
+  GEN (yajl_gen_array_open (g));
+  for (size_t i = 0; i < sbx_mempolicy_flags_count; i++)
+    GEN (gen_string (g, sbx_mempolicy_flags[i].name));
+  GEN (yajl_gen_array_close (g));
+  GEN (yajl_gen_map_close (g));
+
   GEN (gen_string (g, "netDevices"));
   GEN (yajl_gen_map_open (g));
   GEN (gen_key_bool (g, "enabled", false));

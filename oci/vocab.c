@@ -274,6 +274,23 @@ sbx_propagation_from_name (const char *name)
   return 0;
 }
 
+/* ------------------------------------------------------------ memory policy */
+
+/* The kernel's MPOL_* numbers (uapi/linux/mempolicy.h), which numaif.h has only in
+ * libnuma's headers: written out. */
+const char *const sbx_mempolicy_modes[] = {
+  "MPOL_DEFAULT",   "MPOL_PREFERRED",      "MPOL_BIND", "MPOL_INTERLEAVE",
+  "MPOL_LOCAL",     "MPOL_PREFERRED_MANY", "MPOL_WEIGHTED_INTERLEAVE",
+};
+const size_t sbx_mempolicy_modes_count = sizeof sbx_mempolicy_modes / sizeof sbx_mempolicy_modes[0];
+
+const struct sbx_mempolicy_flag sbx_mempolicy_flags[] = {
+  { "MPOL_F_NUMA_BALANCING", 1u << 13 },
+  { "MPOL_F_RELATIVE_NODES", 1u << 14 },
+  { "MPOL_F_STATIC_NODES", 1u << 15 },
+};
+const size_t sbx_mempolicy_flags_count = sizeof sbx_mempolicy_flags / sizeof sbx_mempolicy_flags[0];
+
 /* ------------------------------------------------------------------ seccomp */
 
 const char *const sbx_seccomp_actions[SCMP_A_COUNT] = {

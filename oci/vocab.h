@@ -134,6 +134,17 @@ extern const char *const sbx_seccomp_flags[];
 extern const size_t sbx_seccomp_flags_count;
 int sbx_name_index (const char *const *table, size_t n, const char *name); /* -1 if absent */
 
+/* ---- linux.memoryPolicy (set_mempolicy(2)) ---- */
+extern const char *const sbx_mempolicy_modes[]; /* indexed by MPOL_* value */
+extern const size_t sbx_mempolicy_modes_count;
+struct sbx_mempolicy_flag
+{
+  const char *name;
+  unsigned value;
+};
+extern const struct sbx_mempolicy_flag sbx_mempolicy_flags[];
+extern const size_t sbx_mempolicy_flags_count;
+
 /* ---- rootfs propagation ---- */
 /* "shared" or "rshared" -> MS_SHARED, ...; returns 0 if unknown. */
 unsigned long sbx_propagation_from_name (const char *name);

@@ -338,7 +338,8 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
   cgroup_close (a->cg);
 
   /* 6. Kernel parameters, then find the program: a missing one fails create. */
-  if (process_apply_sysctls (&c->linux_, err) < 0 || process_apply_personality (&c->linux_, err) < 0)
+  if (process_apply_sysctls (&c->linux_, err) < 0 || process_apply_personality (&c->linux_, err) < 0
+      || process_apply_memory_policy (&c->linux_, err) < 0)
     return -1;
   if (p)
     {

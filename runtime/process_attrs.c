@@ -70,6 +70,19 @@ process_apply_scheduling (const struct oci_process *p, struct sbx_error *err)
 }
 
 int
+process_apply_memory_policy (const struct oci_linux *l, struct sbx_error *err)
+{
+  const struct oci_memory_policy *mp = &l->memory_policy;
+  /* maxnode counts one more bit than the mask holds: set_mempolicy(2) reads
+     maxnode - 1 of them. No nodes: a NULL mask, as MPOL_DEFAULT and MPOL_LOCAL need. */
+  if (mp->present && syscall (SYS_set_mempolicy, mp->mode, mp->has_nodes ? mp->nodemask : NULL,
+                              mp->has_nodes ? (unsigned long) OCI_MEMPOLICY_MAX_NODES + 1 : 0UL)
+                         < 0)
+    return sbx_error_set (err, errno, "linux.memoryPolicy: set_mempolicy");
+  return 0;
+}
+
+int
 process_apply_personality (const struct oci_linux *l, struct sbx_error *err)
 {
   if (l->has_personality && personality (l->personality) < 0)

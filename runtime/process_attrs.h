@@ -12,6 +12,8 @@
 int process_apply_rlimits (const struct oci_process *p, struct sbx_error *err);
 int process_apply_scheduling (const struct oci_process *p, struct sbx_error *err);
 int process_apply_personality (const struct oci_linux *l, struct sbx_error *err);
+/* linux.memoryPolicy: set_mempolicy(2), inherited by the program across exec. */
+int process_apply_memory_policy (const struct oci_linux *l, struct sbx_error *err);
 /* AppArmor profile / SELinux label for the next exec; must run while /proc is the
  * host's (before pivot_root), so a rootfs cannot fake the attr files. */
 int process_apply_lsm_labels (const struct oci_config *c, struct sbx_error *err);

@@ -362,3 +362,29 @@ load helpers
 	assert_one_line_error "run.sbx-oci.init"
 	assert_no_state "$ID"
 }
+
+@test "linux.memoryPolicy: the program runs under the policy (numa_maps), a node the host lacks fails the create naming the field" {
+	update_config '.linux.memoryPolicy = {"mode": "MPOL_BIND", "nodes": "0", "flags": ["MPOL_F_STATIC_NODES"]}'
+	set_args sh -c 'head -n1 /proc/self/numa_maps'
+	sbx run --bundle "$BUNDLE" "$ID-a"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" bind=static:0 "* ]]
+	update_config '.linux.memoryPolicy = {"mode": "MPOL_INTERLEAVE", "nodes": "0"}'
+	sbx run --bundle "$BUNDLE" "$ID-b"
+	[[ "$output" == *" interleave:0 "* ]]
+	update_config '.linux.memoryPolicy = {"mode": "MPOL_LOCAL"}'
+	sbx run --bundle "$BUNDLE" "$ID-c"
+	[[ "$output" == *" local "* ]]
+	update_config '.linux.memoryPolicy = {"mode": "MPOL_BIND", "nodes": "1000"}'
+	sbx_split run --bundle "$BUNDLE" "$ID-d"
+	assert_one_line_error "linux.memoryPolicy: set_mempolicy"
+	assert_no_state "$ID-d"
+	update_config '.linux.memoryPolicy = {"mode": "MPOL_SOMETIMES"}'
+	sbx_split run --bundle "$BUNDLE" "$ID-e"
+	assert_one_line_error "linux.memoryPolicy.mode: unknown memory policy 'MPOL_SOMETIMES'"
+	update_config '.linux.memoryPolicy = {"mode": "MPOL_BIND", "nodes": "3-1"}'
+	sbx_split run --bundle "$BUNDLE" "$ID-f"
+	assert_one_line_error "linux.memoryPolicy.nodes"
+	sbx_ok features
+	[ "$(jq -c '.linux.memoryPolicy.flags' <<<"$output")" = '["MPOL_F_NUMA_BALANCING","MPOL_F_RELATIVE_NODES","MPOL_F_STATIC_NODES"]' ]
+}
