@@ -1,10 +1,13 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats asan fuzz vm clients"   the default: all of them
+#   SBX_STAGES="bats conformance asan fuzz vm clients"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
 #   bats     tests/run.sh: the bats suites against the built binary (hybrid host)
+#   conformance  tests/conformance/run.sh: runtime-tools' validation suite and crun's
+#            suite (pinned, from ../shared/conformance) against the built binary; fails
+#            on a failing point not in tests/conformance/expected-failures.txt
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
 #   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
 #   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
@@ -13,7 +16,7 @@
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-stages=${SBX_STAGES:-bats asan fuzz vm clients}
+stages=${SBX_STAGES:-bats conformance asan fuzz vm clients}
 failed=()
 summary=()
 
@@ -30,6 +33,7 @@ run_stage() {
 for stage in $stages; do
 	case $stage in
 	bats) run_stage bats "$here/run.sh" ;;
+	conformance) run_stage conformance "$here/conformance/run.sh" ;;
 	asan) run_stage asan "$here/asan.sh" ;;
 	fuzz) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;;
 	vm)
@@ -44,7 +48,7 @@ for stage in $stages; do
 		fi
 		;;
 	*)
-		echo "check: unknown stage '$stage' (known: bats asan fuzz vm clients)" >&2
+		echo "check: unknown stage '$stage' (known: bats conformance asan fuzz vm clients)" >&2
 		failed+=("$stage")
 		;;
 	esac

@@ -35,8 +35,8 @@ fi
 sum=$(sha256sum "$tarball" | cut -d' ' -f1)
 stamp=$out/crun/.extracted-sha256
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
-	rm -rf --one-file-system "$out/crun"
-	mkdir -p "$out/crun.partial"
+	rm -rf --one-file-system "$out/crun" "$out/crun.partial"
+	mkdir "$out/crun.partial"
 	tar -xzf "$tarball" -C "$out/crun.partial"
 	# The tarball holds one top-level directory, crun/.
 	mv "$out/crun.partial/crun" "$out/crun"
@@ -57,8 +57,8 @@ seccomp_lib=
 		echo "#define HAVE_SECCOMP 1"
 		seccomp_lib=-lseccomp
 	fi
-	[ -f /usr/include/linux/ioprio.h ] && echo "#define HAVE_LINUX_IOPRIO_H 1"
-	[ -f /usr/include/error.h ] && echo "#define HAVE_ERROR_H 1"
+	if [ -f /usr/include/linux/ioprio.h ]; then echo "#define HAVE_LINUX_IOPRIO_H 1"; fi
+	if [ -f /usr/include/error.h ]; then echo "#define HAVE_ERROR_H 1"; fi
 } >"$out/config.h.new"
 if cmp -s "$out/config.h.new" "$out/config.h"; then
 	rm "$out/config.h.new"

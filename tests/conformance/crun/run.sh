@@ -13,8 +13,9 @@
 #   SBX_CONFORMANCE_TESTS         only these files (space-separated, e.g. "test_pid.py")
 #   RUN_TESTS                     the suite's own filter: only these case names
 #   SBX_CONFORMANCE_FILE_TIMEOUT  seconds per file (default 600), the last resort
-#   SBX_CONFORMANCE_CALL_TIMEOUT  seconds per subprocess call / socket wait that the
-#                                 suite gives no timeout (default 60, sitecustomize.py)
+#   SBX_CONFORMANCE_CALL_TIMEOUT  seconds per subprocess call the suite gives no
+#                                 timeout (default 60, sitecustomize.py)
+#   SBX_CONFORMANCE_SOCKET_TIMEOUT  the same for socket waits (default 15)
 # Exit status: 0 when every file ran (failures are results, not errors), 1 on a
 # harness problem (a file killed by its timeout, or cleanup that left something).
 set -euo pipefail

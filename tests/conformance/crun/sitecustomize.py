@@ -4,7 +4,10 @@ crun's suite has no per-test timeout: a runtime that never connects a seccomp
 listenerPath, never exits or never closes a pipe blocks its file forever, and the
 outer `timeout` of run.sh would then lose every later case of the file. Here each wait
 without a timeout gets one, so only the hanging case fails:
-- sockets get a default timeout (socket.setdefaulttimeout);
+- sockets get a default timeout (socket.setdefaulttimeout), SBX_CONFORMANCE_SOCKET_TIMEOUT
+  seconds (default 15: the suite's own socket waits set 5-10 s, and the one that sets
+  none, the seccomp listenerPath accept, would otherwise cost a whole minute to a
+  runtime that never connects);
 - subprocess.run/call/check_call/check_output, Popen.communicate and Popen.wait get
   SBX_CONFORMANCE_CALL_TIMEOUT seconds (default 60) when the caller gave none. When
   that default expires in communicate/wait the child is killed too (run() does so by
@@ -35,7 +38,7 @@ if os.environ.get("SBX_CONFORMANCE_SITE") == "1":
     import sys
 
     _CALL_TIMEOUT = float(os.environ.get("SBX_CONFORMANCE_CALL_TIMEOUT", "60"))
-    _SOCKET_TIMEOUT = float(os.environ.get("SBX_CONFORMANCE_SOCKET_TIMEOUT", "60"))
+    _SOCKET_TIMEOUT = float(os.environ.get("SBX_CONFORMANCE_SOCKET_TIMEOUT", "15"))
 
     socket.setdefaulttimeout(_SOCKET_TIMEOUT)
 
