@@ -107,8 +107,29 @@ int
 hooks_run (const struct oci_hook_list *list, const char *kind, const char *state_json, size_t state_len,
            struct sbx_error *err)
 {
+  /* runtime.md: a failing poststop hook is a warning and "the remaining hooks and
+     lifecycle continue"; any other kind stops at its first failure. */
+  bool keep_going = strcmp (kind, "poststop") == 0;
+  size_t failed = 0;
+  struct sbx_error first = { 0 };
   for (size_t i = 0; i < list->n; i++)
-    if (run_one (&list->hooks[i], kind, i, state_json, state_len, err) < 0)
-      return -1;
-  return 0;
+    {
+      struct sbx_error later = { 0 };
+      if (run_one (&list->hooks[i], kind, i, state_json, state_len, failed ? &later : &first) < 0)
+        {
+          sbx_error_clear (&later);
+          if (!keep_going)
+            {
+              *err = first;
+              return -1;
+            }
+          failed++;
+        }
+    }
+  if (!failed)
+    return 0;
+  *err = first;
+  if (failed > 1)
+    sbx_error_wrap (err, "%zu %s hooks failed, the first", failed, kind);
+  return -1;
 }

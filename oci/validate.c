@@ -85,8 +85,9 @@ oci_process_validate (const struct oci_process *p, const char *path, struct sbx_
         return sbx_error_set (err, 0, "%s.scheduler.priority: %s needs a priority in [1, 99]", path, s->policy);
       if (!rt && s->priority != 0)
         return sbx_error_set (err, 0, "%s.scheduler.priority: must be 0 for %s", path, s->policy);
-      if (s->policy_value == 6 /* SCHED_DEADLINE */ && (!s->runtime || !s->deadline || !s->period))
-        return sbx_error_set (err, 0, "%s.scheduler: SCHED_DEADLINE needs runtime, deadline and period", path);
+      /* A period of 0 is the kernel's "same as the deadline" (sched_setattr(2)). */
+      if (s->policy_value == 6 /* SCHED_DEADLINE */ && (!s->runtime || !s->deadline))
+        return sbx_error_set (err, 0, "%s.scheduler: SCHED_DEADLINE needs runtime and deadline", path);
     }
   return 0;
 }

@@ -161,6 +161,23 @@ container_abort (struct container *c)
 
 /* ---------------------------------------------------------------- 1: load */
 
+/* A new user namespace with no uidMappings and no gidMappings maps the caller to the
+ * container's root, one id each, as crun does (runc refuses): as root that is 0 -> 0,
+ * which gives the container no host id it would not have without the namespace,
+ * and keeps the namespace's limits on its capabilities. */
+static void
+map_caller_when_unmapped (struct oci_linux *l)
+{
+  const struct oci_namespace *user = &l->ns[SBX_NS_USER];
+  if (!user->present || user->path || l->n_uid_mappings || l->n_gid_mappings)
+    return;
+  l->uid_mappings = xmalloc0 (sizeof *l->uid_mappings);
+  l->gid_mappings = xmalloc0 (sizeof *l->gid_mappings);
+  *l->uid_mappings = (struct oci_id_mapping){ .container_id = 0, .host_id = geteuid (), .size = 1 };
+  *l->gid_mappings = (struct oci_id_mapping){ .container_id = 0, .host_id = getegid (), .size = 1 };
+  l->n_uid_mappings = l->n_gid_mappings = 1;
+}
+
 static int
 load_bundle (struct container *c, struct sbx_error *err)
 {
@@ -180,6 +197,7 @@ load_bundle (struct container *c, struct sbx_error *err)
                                  c->o->config_path ? c->o->config_path : "config.json", &pctx, err);
   if (!c->config)
     return -1;
+  map_caller_when_unmapped (&c->config->linux_);
   if (oci_config_validate (c->config, c->ctx->as_root, err) < 0)
     return -1;
   if (c->config->root_path[0] == '/')

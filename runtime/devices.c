@@ -59,6 +59,11 @@ bind_host_device (int dirfd, const char *name, const struct device_spec *d, bool
         return sbx_error_set (err, errno, "create %s", d->path);
       close (created);
     }
+  /* A device node needs neither: nothing is executed from it, and nosuid keeps the
+     bind from carrying anything of the host's mount it came from (as crun does). */
+  if (sys_mount_setattr (tree, "", AT_EMPTY_PATH, &(struct mount_attr){ .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC })
+      < 0)
+    return sbx_error_set (err, errno, "bind %s: nosuid,noexec", d->path);
   if (sys_move_mount (tree, "", dirfd, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
     return sbx_error_set (err, errno, "bind %s", d->path);
   return 0;

@@ -50,6 +50,30 @@ finish_mount (const struct mount_plan *p, int mntfd, bool set_plain_attrs, struc
   return 0;
 }
 
+static bool
+tmpfs_has_mode (const struct mount_plan *p)
+{
+  for (size_t i = 0; i < p->n_fs_options; i++)
+    if (strncmp (p->fs_options[i], "mode=", 5) == 0)
+      return true;
+  return false;
+}
+
+/* A tmpfs given no mode= takes the mode of the directory it covers, as with runc
+ * (the kernel's default, 1777, would open a directory the image kept private). */
+static int
+set_tmpfs_mode_of (int fsfd, int targetfd, struct sbx_error *err)
+{
+  struct stat st;
+  char mode[16];
+  if (fstat (targetfd, &st) < 0)
+    return sbx_error_set (err, errno, "stat the mount point");
+  snprintf (mode, sizeof mode, "%o", (unsigned) (st.st_mode & 07777));
+  if (sys_fsconfig (fsfd, FSCONFIG_SET_STRING, "mode", mode, 0) < 0)
+    return sbx_error_set (err, errno, "option 'mode=%s' (the mount point's)", mode);
+  return 0;
+}
+
 int
 mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err)
 {
@@ -68,6 +92,8 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
       wrap_fs_log (fsfd, err);
       return -1;
     }
+  if (str_eq (m->type, "tmpfs") && !tmpfs_has_mode (p) && set_tmpfs_mode_of (fsfd, targetfd, err) < 0)
+    return -1;
   for (size_t i = 0; i < p->n_fs_options; i++)
     {
       const char *opt = p->fs_options[i];
@@ -80,6 +106,11 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
         }
       else
         r = sys_fsconfig (fsfd, FSCONFIG_SET_FLAG, opt, NULL, 0);
+      /* devpts's gid=5 (the tty group) names a group that a user namespace mapping
+         only the caller lacks: the ptys then belong to the creator's group, as with
+         crun. Any other refused option is an error. */
+      if (r < 0 && errno == EINVAL && str_eq (m->type, "devpts") && strncmp (opt, "gid=", 4) == 0)
+        continue;
       if (r < 0)
         {
           sbx_error_set (err, errno, "option '%s'", opt);

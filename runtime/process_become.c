@@ -77,13 +77,41 @@ load_seccomp (struct become_args *b, struct sbx_error *err)
   return r;
 }
 
+/* The caller may name more fds than it has open (crun's suite passes 100). A hole in
+ * 3..3+n-1 would take the runtime's own next fd, and that would then be preserved
+ * into the container: so every hole is filled at once, before the runtime opens
+ * anything, with /dev/null opened O_CLOEXEC. An inherited fd never has FD_CLOEXEC
+ * (it would not have survived the exec into us), so keep_preserved_fds can tell the
+ * placeholders apart, and the program's exec closes them: the container sees the
+ * holes as holes. */
+void
+process_reserve_preserved_fds (int n)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    if (fcntl (fd, F_GETFD) < 0 && errno == EBADF)
+      {
+        int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null < 0)
+          return; /* keep_preserved_fds reports the hole */
+        if (null != fd)
+          {
+            dup3 (null, fd, O_CLOEXEC);
+            close (null);
+          }
+      }
+}
+
 static int
 keep_preserved_fds (int n, struct sbx_error *err)
 {
   for (int fd = 3; fd < 3 + n; fd++)
     {
       int flags = fcntl (fd, F_GETFD);
-      if (flags < 0 || fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+      if (flags < 0)
+        return sbx_error_set (err, errno, "--preserve-fds: fd %d", fd);
+      if (flags & FD_CLOEXEC)
+        continue; /* a placeholder (process_reserve_preserved_fds): closed by exec */
+      if (fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
         return sbx_error_set (err, errno, "--preserve-fds: fd %d", fd);
     }
   return 0;

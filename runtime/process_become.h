@@ -44,6 +44,9 @@ int process_enter_cwd (const char *cwd, struct sbx_error *err);
  * caller left open (a shim's stray fd 3, a host file) must not sit in a container
  * process even until exec (CVE-2024-21626); O_CLOEXEC alone would leave it there. */
 void process_close_fds_except (int lowest, int *keep, size_t n);
+/* Fill the holes in fds 3..3+n-1 (--preserve-fds n) with close-on-exec placeholders
+ * before the runtime opens anything: see process_become.c. */
+void process_reserve_preserved_fds (int n);
 /* Everything from rlimits to the seccomp filter; the caller execs next. */
 int process_become (const struct oci_process *p, struct become_args *b, struct sbx_error *err);
 

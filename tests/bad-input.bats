@@ -275,9 +275,18 @@ mount_count() {
 	refuse_config "linux.uidMappings[0]: range overflows 32 bits"
 }
 
-@test "bad input: a user namespace without mappings is refused" {
+@test "bad input: a user namespace with uidMappings but no gidMappings is refused" {
+	update_config '.linux.namespaces += [{"type": "user"}] | .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 1}]'
+	refuse_config "linux.gidMappings" "needs both uidMappings and gidMappings"
+}
+
+@test "a user namespace without any mapping maps the caller to the container's root, one id (as crun)" {
 	update_config '.linux.namespaces += [{"type": "user"}]'
-	refuse_config "linux.uidMappings" "needs both uidMappings and gidMappings"
+	set_args sh -c 'cat /proc/self/uid_map /proc/self/gid_map'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$(echo ${lines[0]})" = "0 $(id -u) 1" ]
+	[ "$(echo ${lines[1]})" = "0 $(id -g) 1" ]
 }
 
 @test "bad input: gidMappings alone without a user namespace: the error names linux.gidMappings" {
@@ -783,9 +792,14 @@ refuse_id_everywhere() {
 	! pgrep -f -- "$ID" >/dev/null
 }
 
-@test "bad input: --preserve-fds naming closed descriptors: run fails and leaves nothing behind" {
-	sbx_split run --preserve-fds 5 --bundle "$BUNDLE" "$ID"
-	assert_one_line_error "--preserve-fds"
+@test "--preserve-fds naming more descriptors than are open: the open ones pass, the holes stay holes (no runtime fd fills them)" {
+	set_args /bin/probe fds
+	sbx_split run --preserve-fds 6 --bundle "$BUNDLE" "$ID" 4</dev/null 6</dev/null
+	[ "$status" -eq 0 ]
+	# fds 4 and 6 were the caller's; 3, 5, 7 and 8 were not open and must not be
+	grep -q '^4 -> /dev/null' <<<"$stdout"
+	grep -q '^6 -> /dev/null' <<<"$stdout"
+	! grep -qE '^(3|5|7|8) ' <<<"$stdout"
 	assert_no_state "$ID"
 }
 

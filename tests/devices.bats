@@ -92,6 +92,16 @@ snapshot_dir() {
 	[ "${lines[10]}" = 32 ]
 }
 
+@test "default devices under a user namespace: each bind of a host node is nosuid,noexec" {
+	requires userns
+	use_userns
+	set_args sh -c 'grep -E " /dev/(null|zero|full|random|urandom|tty) " /proc/self/mountinfo | cut -d" " -f5,6'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 6 ]
+	for l in "${lines[@]}"; do [[ "$l" == *nosuid* && "$l" == *noexec* ]] || { echo "$l" >&2; false; }; done
+}
+
 @test "default devices: the rootfs's own /dev is used when there is no /dev tmpfs, and the nodes are created there" {
 	no_dev_tmpfs
 	set_script '/bin/probe stat /dev/null; /bin/probe stat /dev/zero'

@@ -69,8 +69,9 @@ hook_script() {
 	assert_no_state "$ID"
 }
 
-@test "hooks: a failing poststop hook is a warning; delete still removes the container" {
-	update_config '.hooks.poststop = [{"path": "/bin/false"}]'
+@test "hooks: a failing poststop hook is a warning; the hooks after it still run, and delete still removes the container" {
+	local mark=$BATS_TEST_TMPDIR/after
+	update_config --arg m "$mark" '.hooks.poststop = [{"path": "/bin/false"}, {"path": "/bin/sh", "args": ["sh", "-c", "echo ran > \($m)"]}, {"path": "/bin/false"}]'
 	set_args true
 	sbx_detached create --bundle "$BUNDLE" "$ID"
 	sbx_detached start "$ID"
@@ -82,6 +83,8 @@ hook_script() {
 	sbx_split delete "$ID"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *warning*poststop* ]]
+	[[ "$stderr" == *"2 poststop hooks failed"* ]]
+	[ "$(cat "$mark")" = ran ]
 	assert_no_state "$ID"
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/cli/create_opts.h"
 #include "runtime/statedir.h"
+#include "runtime/process_become.h"
 
 int
 create_cli_opt (void *data, int key, const char *arg, struct sbx_error *err)
@@ -32,6 +33,7 @@ create_cli_opt (void *data, int key, const char *arg, struct sbx_error *err)
       if (cli_parse_uint ("--preserve-fds", arg, 1024, &n, err) < 0)
         return -1;
       c->o.preserve_fds = (int) n;
+      process_reserve_preserved_fds ((int) n);
       return 0;
     case CK_NO_PIVOT:
       c->o.no_pivot = true;

@@ -11,6 +11,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
 #include "runtime/container.h"
+#include "runtime/process_become.h"
 
 enum exec_key
 {
@@ -117,6 +118,7 @@ exec_opt (void *data, int key, const char *arg, struct sbx_error *err)
       if (cli_parse_uint ("--preserve-fds", arg, 1024, &n, err) < 0)
         return -1;
       o->preserve_fds = (int) n;
+      process_reserve_preserved_fds ((int) n);
       return 0;
     case EK_PROCESS_LABEL:
       o->process_label = *arg ? arg : NULL;
