@@ -47,6 +47,7 @@
 #include "runtime/statedir.h"
 #include "runtime/sync.h"
 #include "runtime/terminal.h"
+#include "runtime/tty_relay.h"
 
 struct container
 {
@@ -83,6 +84,8 @@ struct container
   int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
   int trampoline_fd;        /* the init's last exec goes through it (exec_trampoline.h); -1 */
   bool unacked_start;       /* foreground run, nothing between ready and exec: see spawn() */
+  int tty_sock;             /* foreground run with a terminal and no console socket: */
+  struct tty_relay tty;     /* the pty master comes back on tty_sock and is relayed */
 };
 
 static void
@@ -92,7 +95,7 @@ container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct cr
   c->ctx = ctx;
   c->o = o;
   c->bundle_fd = c->root_fd = c->state_fd = c->fifo_fd = -1;
-  c->status_pipe[0] = c->status_pipe[1] = c->trampoline_fd = -1;
+  c->status_pipe[0] = c->status_pipe[1] = c->trampoline_fd = c->tty_sock = c->tty.master = -1;
   c->child.pid = c->child.pidfd = c->child.sync_fd = -1;
   for (int i = 0; i < SBX_NS_COUNT; i++)
     c->ns.join_fd[i] = -1;
@@ -119,6 +122,9 @@ container_free (struct container *c)
   for (int i = 0; i < 2; i++)
     if (c->status_pipe[i] >= 0)
       close (c->status_pipe[i]);
+  if (c->tty_sock >= 0)
+    close (c->tty_sock);
+  tty_relay_finish (&c->tty);
   ns_plan_close (&c->ns);
   cgroup_close (&c->cg);
   oci_resources_clear (&c->resources);
@@ -219,8 +225,6 @@ load_bundle (struct container *c, struct sbx_error *err)
   close (rootfs_fd);
   if (strcmp (c->rootfs, "/") == 0)
     return sbx_error_set (err, 0, "root.path: the host's / cannot be a container's root");
-  if (c->config->process && c->config->process->terminal && !c->o->console_socket)
-    return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal");
   return 0;
 }
 
@@ -461,11 +465,20 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
       if (a->seccomp_listener_fd < 0)
         return sbx_error_wrap (err, "linux.seccomp.listenerPath");
     }
-  if (c->config->process && c->config->process->terminal)
+  if (c->config->process && c->config->process->terminal && c->o->console_socket)
     {
       a->console_fd = terminal_connect_socket (c->o->console_socket, err);
       if (a->console_fd < 0)
         return -1;
+    }
+  else if (c->config->process && c->config->process->terminal)
+    {
+      /* The init sends the master on its end, as to a console socket; we keep ours. */
+      int sv[2];
+      if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return sbx_error_set (err, errno, "process.terminal: socketpair");
+      c->tty_sock = sv[0];
+      a->console_fd = sv[1];
     }
   a->parent_fds[0] = c->state_fd;
   a->parent_fds[1] = c->root_fd;
@@ -567,6 +580,11 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
   bool seal, trampoline;
   if (load_bundle (c, err) < 0)
     return -1;
+  /* A foreground run relays the terminal itself (tty_relay.h); create and run -d
+     must hand it to someone. */
+  if (c->config->process && c->config->process->terminal && !c->o->console_socket && !foreground)
+    return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal "
+                                  "(or a foreground run, which relays it)");
   /* In a user namespace there is nothing to seal (sealed_exe.h). Without one: re-exec'd
      from the sealed binary before the rest of the planning, which would be done twice,
      unless a foreground run may use the exec trampoline instead (exec_trampoline.h),
@@ -767,8 +785,24 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       sbx_error_set (err, errno, "signalfd");
       goto abort;
     }
-  if (foreground_wait (c.child.pidfd, sfd, watch ? &watch->fg : NULL, exit_status, err) < 0)
-    goto abort;
+  {
+    struct fg_watch tty_watch = { 0 }, *fg = watch ? &watch->fg : NULL;
+    if (c.tty_sock >= 0)
+      {
+        int master = terminal_receive_master (c.tty_sock, err);
+        if (master < 0 || tty_relay_start (&c.tty, master, !c.config->process->has_console_size, err) < 0)
+          goto abort;
+        if (!fg)
+          fg = &tty_watch;
+        fg->fds = c.tty.fds;
+        fg->n_fds = 2;
+        fg->on_fds = tty_relay_on_fds;
+        fg->data = &c.tty;
+      }
+    if (foreground_wait (c.child.pidfd, sfd, fg, exit_status, err) < 0)
+      goto abort;
+    tty_relay_finish (&c.tty);
+  }
   c.child.pid = -1;
   take_program_status (&c, watch, exit_status);
   if (!keep)

@@ -20,6 +20,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -39,6 +40,7 @@
 #include "runtime/spawn.h"
 #include "runtime/sync.h"
 #include "runtime/terminal.h"
+#include "runtime/tty_relay.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
@@ -368,7 +370,9 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
   sigset_t forwarded, saved_mask;
   bool blocked = false;
   _cleanup_close_ int sfd = -1;
-  int ret = -1;
+  int ret = -1, tty_sock = -1;
+  struct tty_relay tty = { .master = -1 };
+  struct fg_watch tty_watch = { 0 };
 
   memset (&e, 0, sizeof e);
   e.init_pidfd = e.root_fd = e.pidns_fd = e.timens_fd = e.console_fd = e.listener_fd = e.pidfd = e.sync_fd = -1;
@@ -386,9 +390,10 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
     goto out;
   if ((o->process_path ? process_from_file (&e, o->process_path, ctx, err) : process_from_options (&e, o, err)) < 0)
     goto out;
-  if (e.process.terminal && !o->console_socket)
+  if (e.process.terminal && !o->console_socket && o->detach)
     {
-      sbx_error_set (err, 0, "exec: the process has a terminal: a --console-socket is needed to hand it over");
+      sbx_error_set (err, 0, "exec: the process has a terminal: a --console-socket is needed to hand it over "
+                             "(or exec in the foreground, which relays it)");
       goto out;
     }
   e.init_pidfd = container_open_init_pidfd (&e.l.state, err);
@@ -401,11 +406,23 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       || prepare_seccomp (&e, ctx, err) < 0 || landlock_plan_build (e.config, &ctx->log, &e.landlock, err) < 0)
     goto out;
   flock (e.l.state_fd, LOCK_UN);
-  if (e.process.terminal)
+  if (e.process.terminal && o->console_socket)
     {
       e.console_fd = terminal_connect_socket (o->console_socket, err);
       if (e.console_fd < 0)
         goto out;
+    }
+  else if (e.process.terminal)
+    {
+      /* Foreground without a console socket: the master comes back to us (tty_relay.h). */
+      int sv[2];
+      if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        {
+          sbx_error_set (err, errno, "exec: socketpair for the terminal");
+          goto out;
+        }
+      tty_sock = sv[0];
+      e.console_fd = sv[1];
     }
   if (!o->detach)
     {
@@ -430,7 +447,20 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       sbx_error_set (err, errno, "signalfd");
       goto fail;
     }
-  if (foreground_wait (e.pidfd, sfd, NULL, exit_status, err) < 0)
+  if (tty_sock >= 0)
+    {
+      int master;
+      close (e.console_fd); /* the child's copy sent the master; EOF if it did not */
+      e.console_fd = -1;
+      master = terminal_receive_master (tty_sock, err);
+      if (master < 0 || tty_relay_start (&tty, master, !e.process.has_console_size, err) < 0)
+        goto fail;
+      tty_watch.fds = tty.fds;
+      tty_watch.n_fds = 2;
+      tty_watch.on_fds = tty_relay_on_fds;
+      tty_watch.data = &tty;
+    }
+  if (foreground_wait (e.pidfd, sfd, tty_sock >= 0 ? &tty_watch : NULL, exit_status, err) < 0)
     goto fail;
   e.pid = -1;
   ret = 0;
@@ -439,6 +469,9 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
 fail:
   kill_child (&e);
 out:
+  tty_relay_finish (&tty);
+  if (tty_sock >= 0)
+    close (tty_sock);
   if (blocked)
     sigprocmask (SIG_SETMASK, &saved_mask, NULL);
   exec_ctx_free (&e);

@@ -59,6 +59,28 @@ send_fd (int sock, int fd, const char *name, struct sbx_error *err)
 }
 
 int
+terminal_receive_master (int sock, struct sbx_error *err)
+{
+  char name[64], cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
+  struct iovec iov = { .iov_base = name, .iov_len = sizeof name };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *c;
+  int fd = -1;
+  ssize_t n;
+  do
+    n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return sbx_error_set (err, errno, "process.terminal: receive the pty");
+  c = CMSG_FIRSTHDR (&msg);
+  if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN (sizeof (int)))
+    memcpy (&fd, CMSG_DATA (c), sizeof fd);
+  if (fd < 0)
+    return sbx_error_set (err, 0, "process.terminal: the container did not send its pty");
+  return fd;
+}
+
+int
 terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, bool bind_console, struct sbx_error *err)
 {
   _cleanup_close_ int master = -1, slave = -1, console = -1, tree = -1;

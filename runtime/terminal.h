@@ -11,6 +11,9 @@
 
 /* Parent: connect to the console socket; returns the connected fd. */
 int terminal_connect_socket (const char *path, struct sbx_error *err);
+/* Parent, without a console socket: the master the init sent on our end of the
+ * socketpair it was given as its console socket. */
+int terminal_receive_master (int sock, struct sbx_error *err);
 /* Make the pty, hand the master over; returns the slave fd. The init binds the
  * slave onto /dev/console (bind_console); an exec'd process only gets its own pty. */
 int terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, bool bind_console, struct sbx_error *err);

@@ -440,9 +440,16 @@ mount_count() {
 	refuse_config "ociVersion: 'latest' is not a semantic version"
 }
 
-@test "bad input: process.terminal true without --console-socket is refused" {
+@test "bad input: process.terminal true without --console-socket is refused by create and run -d" {
 	update_config '.process.terminal = true'
-	refuse_config "process.terminal" "--console-socket"
+	local cmd
+	for cmd in create "run -d"; do
+		# shellcheck disable=SC2086 # two words for run -d
+		sbx_split $cmd --bundle "$BUNDLE" "$ID"
+		assert_one_line_error "process.terminal"
+		[[ "$stderr" == *"--console-socket"* ]]
+		assert_no_state "$ID"
+	done
 }
 
 @test "bad input: an env entry without '=' is refused" {

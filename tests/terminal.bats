@@ -43,11 +43,39 @@ wait_recvtty() {
 	[[ "$out" == *"got:hello-from-outside"* ]]
 }
 
-@test "terminal: process.terminal without --console-socket is refused" {
+@test "terminal: process.terminal without --console-socket is refused by create and run -d (nobody would hold the pty)" {
 	update_config '.process.terminal = true'
 	sbx_split create --bundle "$BUNDLE" "$ID"
 	assert_one_line_error "console-socket"
 	assert_no_state "$ID"
+	sbx_split run -d --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "console-socket"
+	assert_no_state "$ID"
+}
+
+@test "terminal: a foreground run without --console-socket relays the pty to its own stdio (consoleSize, input, exit status)" {
+	update_config '.process.terminal = true | .process.consoleSize = {"height": 33, "width": 111}'
+	set_args sh -c 'tty; stty size; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-tty; read line; echo "got:$line"; exit 7'
+	run bash -c 'echo hello-in | "$0" --root "$1" run --bundle "$2" "$3"' "$SBX_OCI" "$SBX_ROOT" "$BUNDLE" "$ID"
+	[ "$status" -eq 7 ]
+	output=${output//$'\r'/}
+	[[ "$output" == *"/dev/pts/0"* ]]
+	[[ "$output" == *"33 111"* ]]
+	[[ "$output" == *all-tty* ]]
+	[[ "$output" == *"got:hello-in"* ]]
+	assert_no_state "$ID"
+}
+
+@test "terminal: exec -t without --console-socket in the foreground relays the pty; exec -t -d is refused" {
+	set_args sleep 30
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	run bash -c '"$0" --root "$1" exec -t "$2" sh -c "tty; [ -t 1 ] && echo is-tty; exit 3" </dev/null' "$SBX_OCI" "$SBX_ROOT" "$ID"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"/dev/pts/"* ]]
+	[[ "$output" == *is-tty* ]]
+	sbx_split exec -t -d "$ID" true
+	assert_one_line_error "console-socket"
+	sbx_ok delete --force "$ID"
 }
 
 @test "terminal: without a terminal the program has no controlling tty (TIOCSTI guard)" {
