@@ -124,14 +124,22 @@ fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *e
   }
 }
 
-int
-fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err)
+/* Symlinks a bind destination may go through before it names a file: runc and
+ * crun follow a destination's links inside the root, and so do we, a few hops. */
+#define MKFILE_MAX_HOPS 8
+
+static int
+mkfile_in_root (int rootfd, const char *path, bool follow, int hops, struct sbx_error *err)
 {
   _cleanup_free_ char *name = NULL;
   _cleanup_close_ int parent = -1;
   int fd;
 
-  fd = sys_openat2 (rootfd, root_relative (path), O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  /* Symlinks, the last component's too, resolve inside the root (RESOLVE_IN_ROOT,
+     no magic links), so the mount lands where the link points within the rootfs,
+     as with runc and crun (/etc/localtime -> ../usr/share/zoneinfo/...). */
+  fd = sys_openat2 (rootfd, root_relative (path), O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW), 0,
+                    RESOLVE_ROOT_FLAGS);
   if (fd >= 0)
     return fd;
   if (errno != ENOENT)
@@ -146,6 +154,28 @@ fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err)
     if (dir < 0)
       return sbx_error_set (err, errno, "open parent of %s", path);
     created = FS_CREATE (openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (created < 0 && errno == EEXIST)
+      {
+        /* The lookup said ENOENT, yet the name exists: a dangling symlink. Its
+           target, inside the root, is made instead (runc and crun do the same). */
+        char link[PATH_MAX];
+        ssize_t n = readlinkat (dir, name, link, sizeof link - 1);
+        if (follow && n > 0 && hops < MKFILE_MAX_HOPS)
+          {
+            _cleanup_free_ char *target = NULL;
+            const char *slash = strrchr (root_relative (path), '/');
+            link[n] = '\0';
+            if (link[0] == '/')
+              target = xstrdup (link);
+            else if (slash)
+              target = xasprintf ("%.*s/%s", (int) (slash - root_relative (path)), root_relative (path), link);
+            else
+              target = xstrdup (link);
+            return mkfile_in_root (rootfd, target, true, hops + 1, err);
+          }
+        if (follow && n > 0)
+          return sbx_error_set (err, ELOOP, "open %s in the container root", path);
+      }
     if (created < 0 && errno != EEXIST)
       return sbx_error_set (err, errno, "create %s in the container root", path);
     if (created >= 0)
@@ -155,6 +185,18 @@ fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err)
       return sbx_error_set (err, errno, "open %s in the container root", path);
   }
   return fd;
+}
+
+int
+fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err)
+{
+  return mkfile_in_root (rootfd, path, true, 0, err);
+}
+
+int
+fs_mkfile_in_root_nofollow (int rootfd, const char *path, struct sbx_error *err)
+{
+  return mkfile_in_root (rootfd, path, false, 0, err);
 }
 
 bool

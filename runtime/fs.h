@@ -50,9 +50,12 @@ int fs_open_in_root (int rootfd, const char *path, int flags, struct sbx_error *
  * Returns an O_PATH|O_DIRECTORY fd. */
 int fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *err);
 /* Open the file `path` inside rootfd as O_PATH, creating an empty regular file (and
- * its parents) when missing. The final component is never followed if it is a
- * symlink (O_NOFOLLOW): a mount onto it would not land where the config says. */
+ * its parents) when missing. Symlinks, the final component's too, are followed inside
+ * the root (a dangling one: its target is created), as runc and crun do. */
 int fs_mkfile_in_root (int rootfd, const char *path, struct sbx_error *err);
+/* The same, but a symlink as the final component is taken as it is (O_NOFOLLOW):
+ * for files the runtime itself places (/dev/console, the sandbox's mount points). */
+int fs_mkfile_in_root_nofollow (int rootfd, const char *path, struct sbx_error *err);
 /* Split "a/b/c" into the parent fd (created if needed) and the last name. */
 int fs_open_parent_in_root (int rootfd, const char *path, char **name, bool create, struct sbx_error *err);
 

@@ -110,7 +110,7 @@ terminal_setup (int rootfd, const struct oci_process *p, int socket_fd, bool bin
   if (bind_console)
     {
       /* /dev/console: the slave itself, bound onto a plain file we created (O_NOFOLLOW). */
-      console = fs_mkfile_in_root (rootfd, "/dev/console", err);
+      console = fs_mkfile_in_root_nofollow (rootfd, "/dev/console", err);
       if (console < 0)
         return sbx_error_wrap (err, "process.terminal");
       if (fstat (console, &st) < 0 || !S_ISREG (st.st_mode))

@@ -195,6 +195,28 @@ add_mount() {
 	[ "$output" = "/m1 /m2 /m3 /m4 " ]
 }
 
+@test "bind destination that is a symlink in the rootfs: the mount lands on its target inside the root; a dangling one's target is created (as runc and crun)" {
+	update_config '.root.readonly = false'
+	mkdir -p "$BUNDLE/rootfs/usr/share/zone"
+	echo old >"$BUNDLE/rootfs/usr/share/zone/Rome"
+	ln -s ../usr/share/zone/Rome "$BUNDLE/rootfs/etc/localtime"
+	ln -s ../foo/bar/here "$BUNDLE/rootfs/etc/dangling"
+	ln -s /../../../../escape "$BUNDLE/rootfs/etc/climbing"
+	echo new >"$BATS_TEST_TMPDIR/src"
+	add_mount /etc/localtime bind "$BATS_TEST_TMPDIR/src" bind ro
+	add_mount /etc/dangling bind "$BATS_TEST_TMPDIR/src" bind ro
+	add_mount /etc/climbing bind "$BATS_TEST_TMPDIR/src" bind ro
+	set_args sh -c 'cat /usr/share/zone/Rome /foo/bar/here /escape; cut -d" " -f5 /proc/self/mountinfo | grep -E "Rome|here|escape"'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'new\nnew\nnew\n/usr/share/zone/Rome\n/foo/bar/here\n/escape')" ]
+	# on the host: the links stay links, the created target is in the rootfs, nothing outside
+	[ -L "$BUNDLE/rootfs/etc/localtime" ]
+	[ -f "$BUNDLE/rootfs/foo/bar/here" ]
+	[ ! -e /escape ]
+	[ "$(cat "$BUNDLE/rootfs/usr/share/zone/Rome")" = old ]
+}
+
 # ------------------------------------------------------------------ tmpfs
 
 @test "tmpfs size=1m,mode=700: the root dir has mode 0700, df shows 1 MiB, writing 2 MB gives ENOSPC" {

@@ -57,7 +57,7 @@ mkdirs (int rootfd, const char *path, struct sbx_error *err)
 static int
 mkfile (int rootfd, const char *path, struct sbx_error *err)
 {
-  int fd = fs_mkfile_in_root (rootfd, path, err);
+  int fd = fs_mkfile_in_root_nofollow (rootfd, path, err);
   if (fd < 0)
     return -1;
   close (fd);
