@@ -224,6 +224,8 @@ void oci_process_clear (struct oci_process *p);
 /* Cross-field checks of the spec; run before any side effect. */
 int oci_config_validate (const struct oci_config *c, bool running_as_root, struct sbx_error *err);
 int oci_process_validate (const struct oci_process *p, const char *path, struct sbx_error *err);
+/* The namespace (SBX_NS_*) a linux.sysctl key belongs to, -1 if none. */
+int oci_sysctl_namespace (const char *key);
 
 /* Look up an annotation value (NULL if absent). */
 const char *oci_config_annotation (const struct oci_config *c, const char *key);

@@ -209,31 +209,42 @@ check_mounts (const struct oci_config *c, struct sbx_error *err)
 
 /* Only sysctls that are namespaced may be set, and only in a namespace that is the
  * container's own (config-linux.md leaves this to the runtime; runc does the same). */
-static int
-check_sysctls (const struct oci_linux *l, struct sbx_error *err)
+int
+oci_sysctl_namespace (const char *key)
 {
   static const char *const ipc_names[] = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.sem",
                                            "kernel.shmall", "kernel.shmmax", "kernel.shmmni",
                                            "kernel.shm_rmid_forced" };
+  for (size_t j = 0; j < ARRAY_SIZE (ipc_names); j++)
+    if (strcmp (key, ipc_names[j]) == 0)
+      return SBX_NS_IPC;
+  if (str_has_prefix (key, "fs.mqueue."))
+    return SBX_NS_IPC;
+  if (str_has_prefix (key, "net."))
+    return SBX_NS_NET;
+  return -1;
+}
+
+static int
+check_sysctls (const struct oci_linux *l, struct sbx_error *err)
+{
   for (size_t i = 0; i < l->n_sysctl; i++)
     {
       const char *k = l->sysctl[i].key;
-      int ns = -1;
+      int ns;
       if (!*k || strchr (k, '/') || strstr (k, "..") || k[0] == '.' || k[strlen (k) - 1] == '.')
         return sbx_error_set (err, 0, "linux.sysctl.%s: invalid sysctl name", k);
-      for (size_t j = 0; j < ARRAY_SIZE (ipc_names); j++)
-        if (strcmp (k, ipc_names[j]) == 0)
-          ns = SBX_NS_IPC;
-      if (str_has_prefix (k, "fs.mqueue."))
-        ns = SBX_NS_IPC;
-      else if (str_has_prefix (k, "net."))
-        ns = SBX_NS_NET;
-      else if (strcmp (k, "kernel.hostname") == 0 || strcmp (k, "kernel.domainname") == 0)
-        ns = SBX_NS_UTS;
+      if (strcmp (k, "kernel.hostname") == 0 || strcmp (k, "kernel.domainname") == 0)
+        /* as runc and crun: the two ways to set one name would race */
+        return sbx_error_set (err, 0, "linux.sysctl.%s: not allowed, it conflicts with the %s field", k,
+                              k[7] == 'h' ? "hostname" : "domainname");
+      ns = oci_sysctl_namespace (k);
       if (ns < 0)
         return sbx_error_set (err, 0, "linux.sysctl.%s: not a namespaced sysctl; it would change the host", k);
-      if (!l->ns[ns].present || l->ns[ns].path)
-        return sbx_error_set (err, 0, "linux.sysctl.%s: needs a new %s namespace", k, sbx_namespaces[ns].oci_name);
+      /* A joined namespace is checked at create not to be the runtime's own
+         (ns_plan_build): a namespaced sysctl is safe anywhere but there. */
+      if (!l->ns[ns].present)
+        return sbx_error_set (err, 0, "linux.sysctl.%s: needs a %s namespace", k, sbx_namespaces[ns].oci_name);
       if (strchr (l->sysctl[i].value, '\n'))
         return sbx_error_set (err, 0, "linux.sysctl.%s: value must not contain a newline", k);
     }

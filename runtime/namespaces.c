@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -35,6 +36,15 @@ open_ns (const char *path, size_t index, int want_flag, const char *type, struct
   return fd;
 }
 
+static bool
+is_own_namespace (int fd, const char *proc_name)
+{
+  char path[64];
+  struct stat a, b;
+  snprintf (path, sizeof path, "/proc/self/ns/%s", proc_name);
+  return fstat (fd, &a) == 0 && stat (path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int
 ns_plan_build (const struct oci_config *c, bool clone_into_cgroup, struct ns_plan *p, struct sbx_error *err)
 {
@@ -61,6 +71,19 @@ ns_plan_build (const struct oci_config *c, bool clone_into_cgroup, struct ns_pla
         }
       else
         p->clone_flags |= sbx_namespaces[i].clone_flag;
+    }
+  /* A sysctl in a joined namespace (podman hands over the network namespace it
+     made): fine unless that namespace is the runtime's own, which is the host's. */
+  for (size_t i = 0; i < l->n_sysctl; i++)
+    {
+      int ns = oci_sysctl_namespace (l->sysctl[i].key);
+      if (ns >= 0 && p->join_fd[ns] >= 0 && is_own_namespace (p->join_fd[ns], sbx_namespaces[ns].proc_name))
+        {
+          ns_plan_close (p);
+          return sbx_error_set (err, 0, "linux.sysctl.%s: the %s namespace joined at %s is the runtime's own: the "
+                                        "sysctl would change the host",
+                                l->sysctl[i].key, sbx_namespaces[ns].oci_name, l->ns[ns].path);
+        }
     }
   p->userns = (p->clone_flags & CLONE_NEWUSER) != 0;
   p->userns_joined = p->join_fd[SBX_NS_USER] >= 0;

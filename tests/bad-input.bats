@@ -412,7 +412,24 @@ mount_count() {
 @test "bad input: a net sysctl without a network namespace is refused" {
 	update_config '.linux.namespaces |= map(select(.type != "network"))
 		| .linux.sysctl = {"net.ipv4.ip_forward": "1"}'
-	refuse_config "linux.sysctl.net.ipv4.ip_forward: needs a new network namespace"
+	refuse_config "linux.sysctl.net.ipv4.ip_forward: needs a network namespace"
+}
+
+@test "bad input: kernel.hostname and kernel.domainname sysctls are refused: they conflict with the hostname fields (as runc and crun)" {
+	local k
+	for k in kernel.hostname kernel.domainname; do
+		update_config --arg k "$k" '.linux.sysctl = {($k): "x"}'
+		refuse_config "linux.sysctl.$k: not allowed, it conflicts with the"
+	done
+}
+
+@test "bad input: a net sysctl in a joined network namespace that is the runtime's own (the host's) is refused" {
+	local before
+	before=$(cat /proc/sys/net/ipv4/ping_group_range)
+	update_config '.linux.namespaces |= map(if .type == "network" then .path = "/proc/self/ns/net" else . end)
+		| .linux.sysctl = {"net.ipv4.ping_group_range": "0 0"}'
+	refuse_config "linux.sysctl.net.ipv4.ping_group_range: the network namespace joined at /proc/self/ns/net is the runtime's own"
+	[ "$(cat /proc/sys/net/ipv4/ping_group_range)" = "$before" ]
 }
 
 @test "bad input: oomScoreAdj 1001 is refused" {

@@ -77,9 +77,12 @@ foreground_controllers() {
 	pid=$(running_pid "$ID-d")
 	wait_program "$pid" "sleep 100"
 	run controllers_of "$pid" "$ID-d"
-	for c in cpuacct devices freezer memory pids; do
+	for c in cpuacct cpuset devices freezer memory pids; do
 		grep -qx "$c" <<<"$output" || { echo "detached: $c missing from: $output" >&2; false; }
 	done
+	# so that a later update of cpuset.cpus works (runc and crun join every hierarchy)
+	sbx_ok update --cpuset-cpus 0 "$ID-d"
+	[ "$(cat /sys/fs/cgroup/cpuset/sbx-oci/"$ID-d"/cpuset.cpus)" = 0 ]
 }
 
 @test "cgroups (v1): sbx-oci python, whose report has the cgroup's CPU time, joins cpuacct" {

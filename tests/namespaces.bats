@@ -216,3 +216,22 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 	# every hierarchy the container was placed in shows "/" (its cgroup namespace root)
 	grep -q ':freezer:/$' <<<"$output" || grep -q '^0::/$' <<<"$output"
 }
+
+@test "sysctl: a net sysctl applies in a joined network namespace that is not the host's (podman's bridge network hands one over)" {
+	local host_value holder
+	host_value=$(cat /proc/sys/net/ipv4/ping_group_range)
+	unshare --net sleep 100 &
+	holder=$!
+	for _ in $(seq 50); do [ "$(readlink /proc/$holder/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
+	update_config --arg p "/proc/$holder/ns/net" '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)
+		| .linux.sysctl = {"net.ipv4.ping_group_range": "0 0"}'
+	set_args cat /proc/sys/net/ipv4/ping_group_range
+	sbx run --bundle "$BUNDLE" "$ID"
+	local seen
+	seen=$(nsenter --net=/proc/$holder/ns/net cat /proc/sys/net/ipv4/ping_group_range)
+	kill "$holder"
+	[ "$status" -eq 0 ]
+	[ "$(echo $output)" = "0 0" ]
+	[ "$(echo $seen)" = "0 0" ]
+	[ "$(cat /proc/sys/net/ipv4/ping_group_range)" = "$host_value" ]
+}

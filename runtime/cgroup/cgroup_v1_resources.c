@@ -316,8 +316,9 @@ cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot, bool cpu_numbe
 {
   /* Joined always: freezer (membership, pause, kill) and devices (the allow-list). A
    * container that may live on also joins cpuacct (the CPU numbers of every process,
-   * daemons included, for `events --stats`), memory (OOM and usage reports), pids, cpu
-   * and blkio, the ones an `update` may want later. A one-shot foreground run joins
+   * daemons included, for `events --stats`), memory (OOM and usage reports), pids, cpu,
+   * cpuset and blkio, the ones an `update` may want later (runc and crun join every
+   * hierarchy). A one-shot foreground run joins
    * only what its config sets, plus cpuacct when its caller reads the numbers
    * (`sbx-oci python`) or it limits CPU (the usage goes with the limit): each
    * hierarchy is a mkdir, a join and an rmdir of a directory of control files
@@ -328,6 +329,6 @@ cgroup_v1_mask_for (const struct oci_resources *r, bool one_shot, bool cpu_numbe
   if (!one_shot || cpu_numbers || r->has_cpu)
     m |= 1u << CG1_CPUACCT;
   if (!one_shot)
-    m |= 1u << CG1_MEMORY | 1u << CG1_PIDS | 1u << CG1_CPU | 1u << CG1_BLKIO;
+    m |= 1u << CG1_MEMORY | 1u << CG1_PIDS | 1u << CG1_CPU | 1u << CG1_CPUSET | 1u << CG1_BLKIO;
   return m | cgroup_v1_required_for (r);
 }
