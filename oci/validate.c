@@ -187,8 +187,11 @@ check_mounts (const struct oci_config *c, struct sbx_error *err)
         return sbx_error_set (err, 0, "%s.type: required for a mount that is not a bind mount", what);
       if (!!m->n_uid_mappings != !!m->n_gid_mappings)
         return sbx_error_set (err, 0, "%s: uidMappings and gidMappings must be given together", what);
-      if (m->n_uid_mappings && !idmap)
-        return sbx_error_set (err, 0, "%s.options: uidMappings need the 'idmap' or 'ridmap' option", what);
+      /* config.md: uidMappings SHOULD come with idmap or ridmap; without, they still
+         ask for an idmapped mount (crun applies them too): mounts.c plans one. */
+      if (m->n_uid_mappings && !idmap && !bind)
+        return sbx_error_set (err, 0, "%s: uidMappings are only supported on bind mounts", what);
+      idmap |= m->n_uid_mappings > 0;
       if (idmap && !bind)
         return sbx_error_set (err, 0, "%s.options: 'idmap' is only supported on bind mounts", what);
       if (idmap && !m->n_uid_mappings && !c->linux_.ns[SBX_NS_USER].present)

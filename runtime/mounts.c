@@ -123,6 +123,13 @@ plan_one (const struct oci_mount *m, size_t idx, struct mount_plan *p, struct sb
           break;
         }
     }
+  /* uidMappings without idmap/ridmap: an idmapped mount all the same, recursive with
+     rbind, so that no sub-mount of it is left unmapped */
+  if (m->n_uid_mappings && !p->idmap)
+    {
+      p->idmap = true;
+      p->recursive_idmap = p->recursive;
+    }
   if (m->destination[strspn (m->destination, "/")] == '\0' || strcmp (m->destination, ".") == 0)
     return sbx_error_set (err, 0, "mounts[%zu].destination: mounting over the container root is not supported", idx);
   return 0;

@@ -39,6 +39,18 @@ setup_idmap_dir() {
 	[ "$output" = "5:7" ]
 }
 
+@test "idmap: a mount's uidMappings without the idmap option still make an idmapped mount (as crun; config.md: SHOULD give the option)" {
+	requires userns
+	use_userns
+	setup_idmap_dir
+	update_config --arg s "$IDM" '.mounts += [{"destination":"/work","type":"bind","source":$s,"options":["rbind"],
+		"uidMappings":[{"containerID":0,"hostID":100005,"size":1}],"gidMappings":[{"containerID":0,"hostID":100007,"size":1}]}]'
+	set_args stat -c "%u:%g" /work/owned-by-host-root
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "5:7" ]
+}
+
 @test "idmap: without a user namespace or mappings the config is refused" {
 	setup_idmap_dir
 	update_config --arg s "$IDM" '.mounts += [{"destination":"/work","type":"bind","source":$s,"options":["rbind","idmap"]}]'
