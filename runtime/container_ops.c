@@ -99,9 +99,16 @@ container_start (struct sbx_ctx *ctx, const char *id, struct sbx_error *err)
   unlinkat (l.state_fd, EXEC_FIFO, 0);
   if (run_hooks_from_snapshot (ctx, &l, SBX_HOOK_POSTSTART, "running", err) < 0)
     {
-      /* runtime.md step 9: a failing poststart hook stops the container. */
+      /* runtime.md step 9: a failing poststart hook is an error, the container is
+         stopped, and the lifecycle goes on at step 12: it is destroyed (poststop
+         hooks included), as a delete would. Nothing is left for the caller. */
+      struct sbx_error e2 = { 0 };
       kill (l.state.pid, SIGKILL);
-      goto out;
+      loaded_free (&l);
+      if (container_delete (ctx, id, true, &e2) < 0)
+        sbx_warn (ctx, "after the failed poststart hook: %s", e2.msg);
+      sbx_error_clear (&e2);
+      return -1;
     }
   ret = 0;
 out:

@@ -216,6 +216,23 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	[ -z "$(our_cgroups)" ]
 }
 
+@test "cgroups: delete --force removes sub-cgroups made inside the container's cgroup, killing their tasks (as runc and crun)" {
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	local dirs d holder
+	dirs=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "$ID")
+	[ -n "$dirs" ]
+	for d in $dirs; do mkdir -p "$d/child/grandchild"; done
+	sleep 100 &
+	holder=$!
+	d=$(head -n1 <<<"$dirs")
+	echo "$holder" >"$d/child/grandchild/cgroup.procs"
+	sbx_ok delete --force "$ID"
+	[ -z "$(our_cgroups)" ]
+	wait "$holder" || true
+	! kill -0 "$holder" 2>/dev/null
+}
+
 @test "cgroups: a daemon left behind by a foreground run does not survive it" {
 	update_config '.linux.namespaces |= map(select(.type != "pid"))'
 	set_args sh -c 'setsid sleep 100 >/dev/null 2>&1 & echo $!'

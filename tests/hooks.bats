@@ -69,6 +69,23 @@ hook_script() {
 	assert_no_state "$ID"
 }
 
+@test "hooks: a failing poststart hook fails start, and the container is destroyed, poststop hooks included (runtime.md step 9 -> 12)" {
+	local mark=$BATS_TEST_TMPDIR/poststop-ran
+	update_config --arg m "$mark" '.hooks.poststart = [{"path": "/bin/false"}]
+		| .hooks.poststop = [{"path": "/bin/sh", "args": ["sh", "-c", "echo ran > \($m)"]}]'
+	set_args sleep 100
+	sbx_detached create --bundle "$BUNDLE" "$ID"
+	local pid
+	pid=$("$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid)
+	sbx_split start "$ID"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"poststart"* ]]
+	assert_no_state "$ID"
+	[ "$(cat "$mark")" = ran ]
+	# killed: gone, or a zombie until whoever adopted it reaps it
+	[ ! -d "/proc/$pid" ] || grep -q '^State:.*Z' "/proc/$pid/status"
+}
+
 @test "hooks: a failing poststop hook is a warning; the hooks after it still run, and delete still removes the container" {
 	local mark=$BATS_TEST_TMPDIR/after
 	update_config --arg m "$mark" '.hooks.poststop = [{"path": "/bin/false"}, {"path": "/bin/sh", "args": ["sh", "-c", "echo ran > \($m)"]}, {"path": "/bin/false"}]'

@@ -5,6 +5,7 @@
 #include "build-config.h"
 #include "runtime/cgroup/cgroup_fs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,15 +116,58 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
  * it could pull a parent from under a sibling's create between its two mkdirs, and it
  * cost a mkdir and an rmdir per level and hierarchy on every run. runc and crun leave
  * the ancestors too. A create that fails is the exception (cgroup_rmdir_made). */
+/* rmdir, and when the cgroup is busy, first what the container made inside its own
+ * cgroup (sub-cgroups, deepest first, their tasks killed): runc and crun remove them
+ * too, and a delete must leave nothing it cannot remove. Only directories are
+ * followed (a cgroup file system has no symlinks), at most 16 levels down. */
+static int
+rmdir_tree (int parentfd, const char *name, int depth)
+{
+  _cleanup_close_ int dfd = -1;
+  DIR *d;
+  struct dirent *e;
+  if (unlinkat (parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+    return 0;
+  if (errno != EBUSY || depth >= 16)
+    return -1;
+  dfd = openat (parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0)
+    return -1;
+  {
+    int listfd = dup (dfd);
+    d = listfd >= 0 ? fdopendir (listfd) : NULL;
+    if (!d)
+      {
+        if (listfd >= 0)
+          close (listfd);
+        return -1;
+      }
+  }
+  while ((e = readdir (d)))
+    if (e->d_type == DT_DIR && strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
+      rmdir_tree (dfd, e->d_name, depth + 1); /* a failure shows in the rmdir below */
+  closedir (d);
+  if (unlinkat (parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+    return 0;
+  if (errno != EBUSY || depth == 0)
+    return -1; /* the container's own cgroup: its tasks are the destroy's to drain */
+  {
+    struct sbx_error err = { 0 };
+    cgroup_drain (dfd, false, &err);
+    sbx_error_clear (&err);
+  }
+  if (unlinkat (parentfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return -1;
+  return 0;
+}
+
 int
 cgroup_rmdir_leaf (int rootfd, const char *path)
 {
   const char *rel = path;
   while (*rel == '/')
     rel++;
-  if (unlinkat (rootfd, rel, AT_REMOVEDIR) < 0 && errno != ENOENT)
-    return -1;
-  return 0;
+  return rmdir_tree (rootfd, rel, 0);
 }
 
 /* A failed create also removes the ancestors it made (components from owned_from
