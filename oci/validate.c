@@ -225,22 +225,28 @@ oci_sysctl_namespace (const char *key)
     return SBX_NS_IPC;
   if (str_has_prefix (key, "net."))
     return SBX_NS_NET;
+  if (strcmp (key, "kernel.domainname") == 0)
+    return SBX_NS_UTS;
   return -1;
 }
 
 static int
-check_sysctls (const struct oci_linux *l, struct sbx_error *err)
+check_sysctls (const struct oci_config *c, struct sbx_error *err)
 {
+  const struct oci_linux *l = &c->linux_;
   for (size_t i = 0; i < l->n_sysctl; i++)
     {
       const char *k = l->sysctl[i].key;
       int ns;
       if (!*k || strchr (k, '/') || strstr (k, "..") || k[0] == '.' || k[strlen (k) - 1] == '.')
         return sbx_error_set (err, 0, "linux.sysctl.%s: invalid sysctl name", k);
-      if (strcmp (k, "kernel.hostname") == 0 || strcmp (k, "kernel.domainname") == 0)
-        /* as runc and crun: the two ways to set one name would race */
-        return sbx_error_set (err, 0, "linux.sysctl.%s: not allowed, it conflicts with the %s field", k,
-                              k[7] == 'h' ? "hostname" : "domainname");
+      /* As runc and crun: kernel.hostname has its own field, so the sysctl is refused;
+         kernel.domainname is taken unless it contradicts the domainname field. */
+      if (strcmp (k, "kernel.hostname") == 0)
+        return sbx_error_set (err, 0, "linux.sysctl.%s: not allowed, it conflicts with the hostname field", k);
+      if (strcmp (k, "kernel.domainname") == 0 && c->domainname && strcmp (c->domainname, l->sysctl[i].value) != 0)
+        return sbx_error_set (err, 0, "linux.sysctl.%s: '%s' conflicts with the domainname field ('%s')", k,
+                              l->sysctl[i].value, c->domainname);
       ns = oci_sysctl_namespace (k);
       if (ns < 0)
         return sbx_error_set (err, 0, "linux.sysctl.%s: not a namespaced sysctl; it would change the host", k);
@@ -280,7 +286,7 @@ oci_config_validate (const struct oci_config *c, bool as_root, struct sbx_error 
   if ((c->hostname || c->domainname) && !l->ns[SBX_NS_UTS].present)
     return sbx_error_set (err, 0, "%s: setting it needs a UTS namespace in linux.namespaces",
                           c->hostname ? "hostname" : "domainname");
-  if (check_user_namespace (c, as_root, err) < 0 || check_mounts (c, err) < 0 || check_sysctls (l, err) < 0
+  if (check_user_namespace (c, as_root, err) < 0 || check_mounts (c, err) < 0 || check_sysctls (c, err) < 0
       || check_cgroups_path (l->cgroups_path, err) < 0)
     return -1;
   if (l->n_time_offsets && (!l->ns[SBX_NS_TIME].present || l->ns[SBX_NS_TIME].path))
