@@ -73,6 +73,7 @@ struct exec_opts
   bool detach;
   const char *pid_file;
   int preserve_fds;
+  const char *cgroup; /* --cgroup: a sub-cgroup to join (cgroup_descend) */
   const char *process_label, *apparmor;
   bool ignore_paused;
 };

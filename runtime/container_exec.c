@@ -403,6 +403,7 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       goto out;
     }
   if (find_namespaces (&e, err) < 0 || cgroup_open_from_state (&e.l.state, &e.cg, err) < 0
+      || (o->cgroup && cgroup_descend (&e.cg, o->cgroup, err) < 0)
       || prepare_seccomp (&e, ctx, err) < 0 || landlock_plan_build (e.config, &ctx->log, &e.landlock, err) < 0)
     goto out;
   flock (e.l.state_fd, LOCK_UN);

@@ -371,3 +371,24 @@ test_cleanup() { # deepest first; only the names new_ancestors returned
 	[ "${lines[0]}" = 42 ]
 	[ "${lines[1]}" = EROFS ]
 }
+
+@test "cgroups: exec --cgroup SUB joins a sub-cgroup of the container's; .. and links cannot leave it (as runc and crun)" {
+	set_args sleep 100
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	local dirs d
+	# a new v1 cpuset cgroup has no CPUs until someone gives it some: left out
+	dirs=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "$ID" | grep -v /cpuset/)
+	for d in $dirs; do mkdir -p "$d/foo/bar"; done
+	sbx_ok exec --cgroup foo/bar "$ID" cat /proc/self/cgroup
+	# the container has its own cgroup namespace: its cgroup is /
+	grep -qE "^[0-9]+:(memory)?:/foo/bar$" <<<"$output" # v1, or the unified line of v2
+	local bad
+	for bad in ../outside foo/../.. ./foo/../foo; do
+		sbx_split exec --cgroup "$bad" "$ID" true
+		assert_one_line_error "exec --cgroup $bad: \`..\` components are not allowed"
+	done
+	sbx_split exec --cgroup nosuch "$ID" true
+	assert_one_line_error "no such sub-cgroup"
+	sbx_ok delete --force "$ID"
+	[ -z "$(our_cgroups)" ]
+}

@@ -4,11 +4,13 @@
 #include "runtime/cgroup/cgroup.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime/base/util.h"
@@ -198,4 +200,78 @@ cgroup_is_frozen (const struct sbx_state *s)
   sbx_error_clear (&err);
   cgroup_close (&cg);
   return frozen;
+}
+
+static int
+open_beneath (int dirfd, const char *sub)
+{
+  struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+  return (int) syscall (SYS_openat2, dirfd, sub, &how, sizeof how);
+}
+
+/* exec --cgroup [CONTROLLER[,CONTROLLER...]:]SUB (runc's and crun's option): the
+ * process joins SUB below the container's cgroup instead of the cgroup itself. SUB is
+ * the container's to make, so it is resolved beneath the container's cgroup with no
+ * symlink and no "..": the process can never land outside. On v1, a hierarchy (or one
+ * not named by CONTROLLER) without SUB keeps the container's own cgroup, as with crun;
+ * SUB must exist somewhere. */
+int
+cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err)
+{
+  const char *colon = strchr (spec, ':');
+  const char *sub = colon ? colon + 1 : spec;
+  _cleanup_free_ char *controllers = colon ? strndup (spec, (size_t) (colon - spec)) : NULL;
+  bool found = false;
+  while (*sub == '/')
+    sub++;
+  for (const char *c = sub; *c;)
+    {
+      size_t n = strcspn (c, "/");
+      if (n == 2 && c[0] == '.' && c[1] == '.')
+        return sbx_error_set (err, 0, "exec --cgroup %s: `..` components are not allowed", spec);
+      c += n;
+      while (*c == '/')
+        c++;
+    }
+  if (!*sub)
+    return 0; /* the container's own cgroup */
+  if (cg->v2_dirfd >= 0)
+    {
+      int fd = open_beneath (cg->v2_dirfd, sub);
+      if (fd < 0)
+        return sbx_error_set (err, errno, "exec --cgroup %s", spec);
+      close (cg->v2_dirfd);
+      cg->v2_dirfd = fd;
+      found = true;
+    }
+  for (int i = 0; i < CG1_COUNT; i++)
+    {
+      int fd;
+      if (cg->v1_dirfd[i] < 0)
+        continue;
+      if (controllers)
+        {
+          bool named = false;
+          for (const char *c = controllers; *c;)
+            {
+              size_t n = strcspn (c, ",");
+              named |= n == strlen (cgroup_v1_names[i]) && strncmp (c, cgroup_v1_names[i], n) == 0;
+              c += n + (c[n] == ',');
+            }
+          if (!named)
+            continue;
+        }
+      fd = open_beneath (cg->v1_dirfd[i], sub);
+      if (fd < 0 && errno == ENOENT)
+        continue;
+      if (fd < 0)
+        return sbx_error_set (err, errno, "exec --cgroup %s (%s)", spec, cgroup_v1_names[i]);
+      close (cg->v1_dirfd[i]);
+      cg->v1_dirfd[i] = fd;
+      found = true;
+    }
+  if (!found)
+    return sbx_error_set (err, ENOENT, "exec --cgroup %s: no such sub-cgroup of the container's cgroup", spec);
+  return 0;
 }

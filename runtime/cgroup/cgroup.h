@@ -108,6 +108,8 @@ struct cgroup_ops
 };
 
 extern const struct cgroup_ops cgroup_v1_ops;
+/* The v1 controllers' names, by CG1_* (as in /proc/self/cgroup). */
+extern const char *const cgroup_v1_names[CG1_COUNT];
 extern const struct cgroup_ops cgroup_v2_ops;
 
 enum cgroup_mode cgroup_detect_mode (void);
@@ -125,6 +127,9 @@ void cgroup_drop_roots (struct cgroup *cg);
 /* Open the cgroup recorded in a container state; returns 0 with mode NONE if none. */
 int cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx_error *err);
 bool cgroup_is_frozen (const struct sbx_state *s);
+/* exec --cgroup [CONTROLLER[,...]:]SUB: the opened cgroup becomes SUB beneath it
+ * (cgroup.c says how it stays beneath). */
+int cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err);
 
 /* Backend parts in their own files. */
 int cgroup_v1_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,

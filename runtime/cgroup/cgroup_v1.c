@@ -16,7 +16,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup_fs.h"
 
-static const char *const v1_names[CG1_COUNT] = {
+const char *const cgroup_v1_names[CG1_COUNT] = {
   [CG1_FREEZER] = "freezer", [CG1_MEMORY] = "memory",   [CG1_PIDS] = "pids",       [CG1_CPU] = "cpu",
   [CG1_CPUACCT] = "cpuacct", [CG1_CPUSET] = "cpuset",   [CG1_BLKIO] = "blkio",     [CG1_DEVICES] = "devices",
   [CG1_NET_CLS] = "net_cls", [CG1_NET_PRIO] = "net_prio", [CG1_HUGETLB] = "hugetlb", [CG1_RDMA] = "rdma",
@@ -26,7 +26,7 @@ static int
 open_hierarchy (enum cgroup_v1_ctrl c)
 {
   char path[64];
-  snprintf (path, sizeof path, "/sys/fs/cgroup/%s", v1_names[c]);
+  snprintf (path, sizeof path, "/sys/fs/cgroup/%s", cgroup_v1_names[c]);
   return open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
@@ -98,7 +98,7 @@ v1_create (struct cgroup *cg, struct sbx_error *err)
               continue;
             }
           return sbx_error_set (err, errno, "linux.resources: cgroup v1 controller %s is not mounted at "
-                                            "/sys/fs/cgroup/%s", v1_names[i], v1_names[i]);
+                                            "/sys/fs/cgroup/%s", cgroup_v1_names[i], cgroup_v1_names[i]);
         }
       {
         int owned = CGROUP_OWNS_NOTHING;
@@ -106,7 +106,7 @@ v1_create (struct cgroup *cg, struct sbx_error *err)
         if (owned < cg->owned_from)
           cg->owned_from = owned;
         if (r < 0)
-          return sbx_error_wrap (err, "cgroup %s", v1_names[i]);
+          return sbx_error_wrap (err, "cgroup %s", cgroup_v1_names[i]);
         if (owned != CGROUP_OWNS_NOTHING)
           cg->v1_made |= 1u << i;
       }
@@ -134,7 +134,7 @@ v1_open (struct cgroup *cg, struct sbx_error *err)
         continue;
       cg->v1_dirfd[i] = openat (root, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
       if (cg->v1_dirfd[i] < 0 && errno != ENOENT)
-        return sbx_error_set (err, errno, "open cgroup %s%s", v1_names[i], cg->path);
+        return sbx_error_set (err, errno, "open cgroup %s%s", cgroup_v1_names[i], cg->path);
     }
   return 0;
 }
@@ -146,7 +146,7 @@ v1_enter (struct cgroup *cg, pid_t pid, struct sbx_error *err)
   snprintf (buf, sizeof buf, "%d", (int) pid);
   for (int i = 0; i < CG1_COUNT; i++)
     if (cg->v1_dirfd[i] >= 0 && cgroup_write_at (cg->v1_dirfd[i], "cgroup.procs", buf, err) < 0)
-      return sbx_error_wrap (err, "join cgroup %s%s", v1_names[i], cg->path);
+      return sbx_error_wrap (err, "join cgroup %s%s", cgroup_v1_names[i], cg->path);
   return 0;
 }
 
@@ -161,7 +161,7 @@ v1_enter_self (struct cgroup *cg, struct sbx_error *err)
 {
   for (int i = 0; i < CG1_COUNT; i++)
     if (cg->v1_dirfd[i] >= 0 && cgroup_write_at (cg->v1_dirfd[i], "tasks", "0", err) < 0)
-      return sbx_error_wrap (err, "join cgroup %s%s", v1_names[i], cg->path);
+      return sbx_error_wrap (err, "join cgroup %s%s", cgroup_v1_names[i], cg->path);
   return 0;
 }
 
@@ -268,7 +268,7 @@ v1_rmdir_all (struct cgroup *cg, struct sbx_error *err)
       if (root < 0)
         continue;
       if (cgroup_rmdir_leaf (root, cg->path) < 0)
-        return sbx_error_set (err, errno, "remove cgroup %s%s", v1_names[i], cg->path);
+        return sbx_error_set (err, errno, "remove cgroup %s%s", cgroup_v1_names[i], cg->path);
       if (cg->aborting && (cg->v1_made & (1u << i)))
         cgroup_rmdir_made (root, cg->path, cg->owned_from);
     }

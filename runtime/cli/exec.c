@@ -130,7 +130,8 @@ exec_opt (void *data, int key, const char *arg, struct sbx_error *err)
       o->ignore_paused = true;
       return 0;
     case EK_CGROUP:
-      return cli_usage_error (err, "exec: --cgroup: joining a sub-cgroup is not supported by sbx-oci");
+      o->cgroup = arg;
+      return 0;
     default:
       return 0; /* accepted for compatibility */
     }
@@ -182,7 +183,7 @@ static const struct cli_opt exec_opts_table[] = {
   { "process-label", EK_PROCESS_LABEL, required_argument, "LABEL", "SELinux label of the process" },
   { "apparmor", EK_APPARMOR, required_argument, "PROFILE", "AppArmor profile of the process" },
   { "ignore-paused", EK_IGNORE_PAUSED, no_argument, NULL, "exec even if the container is paused" },
-  { "cgroup", EK_CGROUP, required_argument, "PATH", NULL },
+  { "cgroup", EK_CGROUP, required_argument, "[CTRL[,CTRL]:]SUB", "join SUB, a sub-cgroup of the container's" },
   { "no-subreaper", EK_NO_SUBREAPER, no_argument, NULL, NULL },
   { NULL },
 };
