@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
@@ -132,8 +133,19 @@ parse_devices (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_e
       if (json_get_i64 (e, p, "major", need_numbers, 0, 0xfff, &d->major, NULL, err) < 0
           || json_get_i64 (e, p, "minor", need_numbers, 0, 0xfffff, &d->minor, NULL, err) < 0)
         return -1;
-      if (json_get_u64 (e, p, "fileMode", false, 07777, &v, &d->has_file_mode, err) < 0)
+      /* podman --privileged writes the whole st_mode of the host's node (8612 =
+         S_IFCHR | 0644), as runc and crun accept: the file-type bits may be there if
+         they are the entry's own type; only the permission bits are used. */
+      if (json_get_u64 (e, p, "fileMode", false, 0177777, &v, &d->has_file_mode, err) < 0)
         return -1;
+      if (v & ~(uint64_t) 07777)
+        {
+          uint64_t want = d->type == 'b' ? S_IFBLK : d->type == 'p' ? S_IFIFO : S_IFCHR;
+          if ((v & ~(uint64_t) 07777) != want)
+            return sbx_error_set (err, 0, "%s.fileMode: %llu (0%llo) has file-type bits that are not those of type '%c'",
+                                  p, (unsigned long long) v, (unsigned long long) v, d->type);
+          v &= 07777;
+        }
       d->file_mode = v;
       if (json_get_u64 (e, p, "uid", false, UINT32_MAX, &v, &d->has_uid, err) < 0)
         return -1;

@@ -178,6 +178,20 @@ snapshot_dir() {
 	[ "${lines[1]}" = EACCES ]
 }
 
+@test "linux.devices: fileMode with the file-type bits of its type (podman --privileged: 8612 = S_IFCHR|0644) is taken; other type bits are refused" {
+	set_devices '[{"path":"/dev/mynull","type":"c","major":1,"minor":3,"fileMode":8612},
+		{"path":"/dev/myloop","type":"b","major":7,"minor":200,"fileMode":25008}]'
+	set_script '/bin/probe stat /dev/mynull; /bin/probe stat /dev/myloop'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "char 1:3 0644 0:0" ]
+	[ "${lines[1]}" = "block 7:200 0660 0:0" ]
+	# a block device's bits on a char device entry
+	set_devices '[{"path":"/dev/mynull","type":"c","major":1,"minor":3,"fileMode":25008}]'
+	sbx_split run --bundle "$BUNDLE" "$ID-b"
+	assert_one_line_error "linux.devices[0].fileMode: 25008 (060660) has file-type bits that are not those of type 'c'"
+}
+
 @test "linux.devices: an entry for a default device path (/dev/null 0600 1:2, /dev/tty 0660 gid 5) takes priority: its mode and owner apply" {
 	set_devices '[{"path":"/dev/null","type":"c","major":1,"minor":3,"fileMode":384,"uid":1,"gid":2},
 		{"path":"/dev/tty","type":"c","major":5,"minor":0,"fileMode":432,"gid":5}]'

@@ -239,6 +239,8 @@ cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err)
   if (cg->v2_dirfd >= 0)
     {
       int fd = open_beneath (cg->v2_dirfd, sub);
+      if (fd < 0 && errno == ENOENT)
+        return sbx_error_set (err, ENOENT, "exec --cgroup %s: no such sub-cgroup of the container's cgroup", spec);
       if (fd < 0)
         return sbx_error_set (err, errno, "exec --cgroup %s", spec);
       close (cg->v2_dirfd);
