@@ -312,6 +312,27 @@ print("host users visible", any(u not in ("root", "sandbox", "nobody") for u in 
 host users visible False"
 }
 
+@test "sandbox: service and protocol names resolve (/etc/services, /etc/protocols); tar -cf (creat), setreuid(-1,-1), posix_spawn resetids and sched_rr_get_interval work" {
+	[ -f /etc/services ] || skip "the host has no /etc/services (netbase)"
+	py -c '
+import os, socket, subprocess
+print(socket.getservbyname("http", "tcp"), socket.getprotobyname("tcp"))
+print(socket.getaddrinfo("127.0.0.1", "http", proto=socket.IPPROTO_TCP)[0][4])
+open("f.txt", "w").write("x")
+print(subprocess.run(["tar", "-cf", "x.tar", "f.txt"]).returncode, os.path.getsize("x.tar") > 0)
+os.setreuid(-1, -1); os.setregid(-1, -1); os.setresuid(-1, -1, -1)
+pid = os.posix_spawn("/bin/true", ["true"], {}, resetids=True)
+print(os.waitpid(pid, 0)[1])
+print(os.sched_rr_get_interval(0) >= 0)
+'
+	expect_status 0
+	expect_stdout "80 6
+('127.0.0.1', 80)
+0 True
+0
+True"
+}
+
 # ---------------------------------------------------------------- root: file system
 
 @test "sandbox: /etc/shadow, /root and the caller's home are absent or unreadable" {

@@ -24,7 +24,7 @@
 #include "runtime/fs.h"
 
 /* Bumped whenever the skeleton's shape changes, so old caches are not reused. */
-#define SKELETON_FORMAT "sbx-python-skeleton-3"
+#define SKELETON_FORMAT "sbx-python-skeleton-4" /* 4: etc/services, etc/protocols */
 #define INTERP_FILE "interp"
 
 /* Top-level entries that are symlinks into /usr on a merged-/usr host (copied as
@@ -64,6 +64,31 @@ mkfile (int rootfd, const char *path, struct sbx_error *err)
   return 0;
 }
 
+/* A copy of a public host file of netbase (/etc/services, /etc/protocols), made once
+ * per skeleton: socket.getservbyname("http") and getaddrinfo(host, "http") need them,
+ * and a copy costs a run nothing where a bind would cost a mount. Only a regular
+ * file, at most 1 MiB; a host without it gets none, as the host itself has none. */
+static int
+copy_host_file (int etc, const char *host_path, const char *name, struct sbx_error *err)
+{
+  _cleanup_close_ int in = open (host_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  _cleanup_free_ char *buf = NULL;
+  struct stat st;
+  size_t len = 0, cap = 1u << 20;
+  if (in < 0 || fstat (in, &st) < 0 || !S_ISREG (st.st_mode))
+    return 0;
+  buf = xmalloc0 (cap + 1);
+  while (len < cap)
+    {
+      ssize_t n = read (in, buf + len, cap - len);
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+    }
+  buf[len] = '\0';
+  return write_file (etc, name, buf, err);
+}
+
 static int
 write_etc (int rootfd, struct sbx_error *err)
 {
@@ -82,7 +107,10 @@ write_etc (int rootfd, struct sbx_error *err)
                                  " ip6-localhost ip6-loopback\n");
   if (write_file (etc, "passwd", passwd, err) < 0 || write_file (etc, "group", group, err) < 0
       || write_file (etc, "hosts", hosts, err) < 0 || write_file (etc, "hostname", SANDBOX_HOSTNAME "\n", err) < 0
-      || write_file (etc, "nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n", err) < 0
+      || write_file (etc, "nsswitch.conf",
+                     "passwd: files\ngroup: files\nhosts: files dns\nservices: files\nprotocols: files\n", err) < 0
+      || copy_host_file (etc, "/etc/services", "services", err) < 0
+      || copy_host_file (etc, "/etc/protocols", "protocols", err) < 0
       /* empty: no name server, unless --network full binds the host's over it */
       || write_file (etc, "resolv.conf", "", err) < 0)
     return -1;
