@@ -81,7 +81,9 @@ tty_relay_on_fds (void *data, struct pollfd *fds, size_t n)
 {
   struct tty_relay *r = data;
   (void) n;
-  if (fds[0].revents & (POLLIN | POLLHUP | POLLERR))
+  if (fds[0].revents & POLLNVAL)
+    fds[0].fd = -1; /* no stdin at all (closed by whoever started us) */
+  else if (fds[0].revents & (POLLIN | POLLHUP | POLLERR))
     {
       char buf[4096];
       ssize_t got = read (STDIN_FILENO, buf, sizeof buf);
@@ -92,7 +94,7 @@ tty_relay_on_fds (void *data, struct pollfd *fds, size_t n)
     }
   if (fds[1].revents & POLLIN)
     copy_out (r);
-  else if (fds[1].revents & (POLLHUP | POLLERR))
+  else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
     fds[1].fd = -1; /* no slave open: nothing more to read until the exit */
 }
 
