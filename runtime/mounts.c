@@ -333,7 +333,14 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
           else if (p->cgroup)
             r = mount_cgroup (p, targetfd, env, err);
           else
-            r = mount_one_fs (p, targetfd, which ? &mnt : NULL, err);
+            {
+              r = mount_one_fs (p, targetfd, which ? &mnt : NULL, err);
+              if (r < 0 && err->errnum == EPERM && env->userns && str_eq (p->m->type, "sysfs"))
+                {
+                  sbx_error_clear (err);
+                  r = mount_sysfs_bind (p, targetfd, which ? &mnt : NULL, err);
+                }
+            }
           if (r == 0 && mnt >= 0)
             r = record_special (env->special, which, mnt, err);
           if (mnt >= 0)

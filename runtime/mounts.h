@@ -67,6 +67,9 @@ int mounts_apply (const struct oci_config *c, const struct mount_plan *plans, co
 /* mounts_attach.c. Mount one planned file system at an already-open target. With
  * mnt_out, returns an fd to the new mount's root (targetfd still sees what it covers). */
 int mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);
+/* sysfs where it cannot be mounted (a user namespace sharing the host's network
+ * namespace): the host's /sys bound recursively, with the entry's flags. */
+int mount_sysfs_bind (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);
 /* The source of a bind mount, as a detached copy of its tree. */
 int mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err);
 /* Attach source_fd (opened beforehand, or idmapped by the parent) at the destination. */

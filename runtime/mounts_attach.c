@@ -155,6 +155,27 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
   return 0;
 }
 
+/* sysfs refuses a mount from a user namespace that does not own the network
+ * namespace (a rootless podman with --network=host): what /sys shows belongs to the
+ * host's network namespace, which this one shares. Then, as runc and crun do, /sys
+ * is the host's, bound recursively, with the entry's flags (ro, nosuid, ...) set on
+ * every mount of it; the mounts it carries are locked to it (flags can be added, not
+ * removed, and nothing under them can be uncovered). */
+int
+mount_sysfs_bind (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err)
+{
+  _cleanup_close_ int tree = sys_open_tree (AT_FDCWD, "/sys", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+  if (tree < 0)
+    return sbx_error_set (err, errno, "sysfs: bind /sys instead");
+  if (set_attrs (tree, p->attr_set | p->rec_attr_set, 0, 0, true, err) < 0)
+    return sbx_error_wrap (err, "sysfs: bind /sys instead");
+  if (attach_mount (tree, targetfd) < 0)
+    return sbx_error_set (err, errno, "sysfs: bind /sys instead: move_mount");
+  if (mnt_out)
+    *mnt_out = steal_fd (&tree);
+  return 0;
+}
+
 /* The source of a bind mount, opened (O_PATH) but not yet cloned: every source is
  * opened before anything is created in the container (mounts_apply says why), and
  * cloned by mount_bind at its turn, so that the mounts' ids, and with them the order

@@ -235,3 +235,16 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 	[ "$(echo $seen)" = "0 0" ]
 	[ "$(cat /proc/sys/net/ipv4/ping_group_range)" = "$host_value" ]
 }
+
+@test "sysfs in a user namespace that shares the host's network namespace: the host's /sys is bound read-only instead (as runc and crun), masks still apply" {
+	requires userns
+	use_userns
+	update_config '.linux.namespaces |= map(select(.type != "network"))'
+	set_args sh -c 'awk "\$5 == \"/sys\" { print \$5, \$6 }" /proc/self/mountinfo; ls /sys/class/net | grep -c .; /bin/probe write /sys/kernel/x; cat /sys/firmware/* 2>/dev/null | wc -c'
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "/sys ro,"* ]]
+	[ "${lines[1]}" -eq "$(ls /sys/class/net | grep -c .)" ]
+	[ "${lines[2]}" = EROFS ]
+	[ "${lines[3]}" = 0 ]
+}
