@@ -11,7 +11,8 @@
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
 #   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
 #   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
-#            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) in the same kind
+#            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) in the same kind,
+#            and tests/vm/run-crun-v2.sh: crun's cgroup test files there (their v2 cases)
 #   clients  tests/clients/run.sh: podman and containerd driving sbx-oci (when present)
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
@@ -39,6 +40,7 @@ for stage in $stages; do
 	vm)
 		run_stage vm "$here/vm/run-cgroup-suite.sh"
 		run_stage vm-python "$here/vm/run-python-check.sh"
+		run_stage vm-crun "$here/vm/run-crun-v2.sh"
 		;;
 	clients)
 		if [ -x "$here/clients/run.sh" ]; then

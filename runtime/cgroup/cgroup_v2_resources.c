@@ -24,8 +24,7 @@ write_field (int dirfd, const char *file, const char *value, const char *field, 
   if (cgroup_write_at (dirfd, file, value, err) < 0)
     {
       if (err->errnum == ENOENT)
-        return sbx_error_set (err, 0, "%s: %s does not exist (is the controller enabled for this cgroup?)", field,
-                              file);
+        return sbx_error_set (err, ENOENT, "%s: %s (is the controller enabled for this cgroup?)", field, file);
       return sbx_error_wrap (err, "%s", field);
     }
   return 0;
@@ -73,6 +72,8 @@ apply_memory (int fd, const struct oci_resources *r, struct sbx_log *log, struct
         limit = strtoll (buf, NULL, 10);
       if (r->memory.swap == -1)
         strcpy (buf, "max");
+      else if (r->memory.swap == 0 && limit < 0)
+        strcpy (buf, "0"); /* no limit, and no swap either (as crun) */
       else if (limit < 0)
         return sbx_error_set (err, 0, "linux.resources.memory.swap: needs a memory limit on cgroup v2");
       else if (r->memory.swap < limit)
