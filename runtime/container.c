@@ -585,11 +585,12 @@ create_common (struct container *c, bool foreground, struct sbx_error *err)
   if (c->config->process && c->config->process->terminal && !c->o->console_socket && !foreground)
     return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal "
                                   "(or a foreground run, which relays it)");
-  /* In a user namespace there is nothing to seal (sealed_exe.h). Without one: re-exec'd
+  /* In a user namespace that does not map the binary's owner there is nothing to seal
+     (sealed_exe.h). Otherwise: re-exec'd
      from the sealed binary before the rest of the planning, which would be done twice,
      unless a foreground run may use the exec trampoline instead (exec_trampoline.h),
      which the plan confirms. */
-  seal = !c->config->linux_.ns[SBX_NS_USER].present;
+  seal = sealed_exe_needed (&c->config->linux_);
   trampoline = seal && exec_trampoline_may_fit (c->config, foreground);
   if (seal && !trampoline && sealed_exe_ensure (err) < 0)
     return -1;

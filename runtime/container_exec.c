@@ -383,10 +383,10 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
   /* The state dir's lock only while we read it: a long exec must not block delete. */
   if (container_load (ctx, o->id, true, &e.l, err) < 0 || check_status (&e, o, err) < 0)
     goto out;
-  if (!e.l.state.userns && sealed_exe_ensure (err) < 0)
-    goto out;
   e.config = oci_config_load (e.l.state_fd, CONFIG_SNAPSHOT, &pctx, err);
   if (!e.config)
+    goto out;
+  if (sealed_exe_needed (&e.config->linux_) && sealed_exe_ensure (err) < 0)
     goto out;
   if ((o->process_path ? process_from_file (&e, o->process_path, ctx, err) : process_from_options (&e, o, err)) < 0)
     goto out;

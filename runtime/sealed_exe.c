@@ -2,6 +2,7 @@
 #include "runtime/sealed_exe.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,4 +35,23 @@ sealed_exe_ensure (struct sbx_error *err)
     return sbx_error_set (err, errno, "make the runtime binary's private mount read-only");
   syscall (SYS_execveat, tree, "", sbx_main_argv, environ, AT_EMPTY_PATH);
   return sbx_error_set (err, errno, "re-exec from the read-only runtime binary");
+}
+
+bool
+sealed_exe_needed (const struct oci_linux *l)
+{
+  const struct oci_namespace *user = &l->ns[SBX_NS_USER];
+  struct stat st;
+  if (!user->present || user->path || !l->n_uid_mappings)
+    return true;
+  /* Who owns the binary: normally root. Unknown: seal. */
+  if (stat ("/proc/self/exe", &st) < 0)
+    return true;
+  for (size_t i = 0; i < l->n_uid_mappings; i++)
+    {
+      const struct oci_id_mapping *m = &l->uid_mappings[i];
+      if (st.st_uid >= m->host_id && (uint64_t) st.st_uid < (uint64_t) m->host_id + m->size)
+        return true;
+    }
+  return false;
 }

@@ -1462,6 +1462,27 @@ wait_recvtty() {
 	assert_hunter_got_nothing
 }
 
+@test "CVE-2019-5736 (exec) in a user namespace that maps host root (no mappings given: the caller, 0, is mapped): the binary is sealed too" {
+	local sum
+	sum=$(sha256sum <"$SBX_OCI")
+	update_config '.linux.namespaces += [{"type": "user"}]'
+	start_hunter
+	mkfifo -m 0666 "$SHARED/hold1" "$SHARED/hold2"
+	printf '#!/proc/self/exe --log=/shared/hold2\n' >"$BUNDLE/rootfs/bin/evil"
+	chmod 0755 "$BUNDLE/rootfs/bin/evil"
+	sbx_ok exec "$ID-hunter" /bin/true
+	bg "$BATS_TEST_TMPDIR/exec1.log" timeout 20 "$SBX_OCI" --root "$SBX_ROOT" exec "$ID-hunter" /proc/self/exe --log /shared/hold1 state x
+	local e1=$BG_LAST
+	wait "$e1" || true
+	bg "$BATS_TEST_TMPDIR/exec2.log" timeout 20 "$SBX_OCI" --root "$SBX_ROOT" exec "$ID-hunter" /bin/evil
+	local e2=$BG_LAST
+	wait "$e2" || true
+	sleep 1
+	stop_hunter
+	[ "$(sha256sum <"$SBX_OCI")" = "$sum" ]
+	assert_hunter_got_nothing
+}
+
 @test "CVE-2022-29162 (exec --cap): an added capability is never inheritable, so an inheritable file cap gives nothing" {
 	command -v setcap >/dev/null || skip "setcap is not installed"
 	cp "$BUNDLE/rootfs/bin/probe" "$BUNDLE/rootfs/bin/probe-inh"
