@@ -143,6 +143,7 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
   _cleanup_close_ int rootfd = -1;
   struct mounts_env env = {
     .bundle = a->bundle,
+    .rootfs = a->rootfs,
     .userns = a->ns->userns || a->ns->userns_joined,
     .cg = a->cg,
     .cgroupns = a->ns->cgroupns_new,

@@ -278,6 +278,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
               struct sbx_error *err)
 {
   _cleanup_free_ int *sources = xmalloc0 ((c->n_mounts + 1) * sizeof (int));
+  _cleanup_free_ bool *is_tree = xmalloc0 ((c->n_mounts + 1) * sizeof (bool));
   struct mounts_env e = *env_in, *env = &e;
   int ret = -1;
   if (fstat (e.rootfd, &e.root_st) < 0)
@@ -293,7 +294,8 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
         continue;
       if (p->idmap)
         {
-          sources[i] = env->idmap_fds && env->idmap_fds[i] >= 0 ? dup (env->idmap_fds[i]) : -1;
+          sources[i] = env->idmap_fds && env->idmap_fds[i] >= 0 ? fcntl (env->idmap_fds[i], F_DUPFD_CLOEXEC, 3) : -1;
+          is_tree[i] = true;
           if (sources[i] < 0)
             {
               sbx_error_set (err, 0, "idmapped mount was not prepared");
@@ -301,7 +303,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
               goto out;
             }
         }
-      else if ((sources[i] = mount_open_bind_source (p, env, err)) < 0)
+      else if ((sources[i] = mount_open_bind_source (p, env, &is_tree[i], err)) < 0)
         {
           sbx_error_wrap (err, "mounts[%zu] (bind on %s)", i, p->m->destination);
           goto out;
@@ -319,7 +321,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
       if (p->remount)
         r = mount_remount (p, env, err);
       else if (p->bind)
-        r = mount_bind (p, env, sources[i], err);
+        r = mount_bind (p, env, sources[i], is_tree[i], err);
       else
         {
           int which = special_top_dir (p->m->destination);

@@ -41,6 +41,7 @@ struct mounts_env
 {
   int rootfd;    /* the container root (self-bind of the rootfs) */
   const char *bundle; /* relative bind sources are relative to the bundle (absolute path) */
+  const char *rootfs; /* the rootfs's real path: a recursive bind above it is cloned first */
   bool userns;   /* running in a new user namespace (affects devices) */
   const struct cgroup *cg; /* the container's cgroup, for "cgroup" mounts */
   bool cgroupns;
@@ -71,9 +72,13 @@ int mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct
  * namespace): the host's /sys bound recursively, with the entry's flags. */
 int mount_sysfs_bind (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);
 /* The source of a bind mount, as a detached copy of its tree. */
-int mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err);
-/* Attach source_fd (opened beforehand, or idmapped by the parent) at the destination. */
-int mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, struct sbx_error *err);
+int mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, bool *is_tree,
+                            struct sbx_error *err);
+/* Attach source_fd at the destination: a tree already cloned (source_is_tree: idmapped
+ * by the parent, or cloned first by mounts_apply) as it is, else an O_PATH fd of the
+ * source, cloned now. */
+int mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, bool source_is_tree,
+                struct sbx_error *err);
 /* Change the attributes and propagation of what is mounted at the destination. */
 int mount_remount (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err);
 /* mounts_cgroup.c */

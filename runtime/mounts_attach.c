@@ -6,7 +6,9 @@
 #include "runtime/mounts.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -182,31 +184,49 @@ mount_sysfs_bind (const struct mount_plan *p, int targetfd, int *mnt_out, struct
  * of /proc/self/mountinfo (sorted by id since Linux 6.8), follow the config's order
  * as runtime-tools and crun's suite check. */
 int
-mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, struct sbx_error *err)
+mount_open_bind_source (const struct mount_plan *p, const struct mounts_env *env, bool *is_tree,
+                        struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_free_ char *src = m->source[0] == '/' ? xstrdup (m->source) : xasprintf ("%s/%s", env->bundle, m->source);
-  int fd = open (src, O_PATH | O_CLOEXEC);
+  int fd;
+  *is_tree = false;
+  /* A recursive bind of a directory that holds the rootfs would, cloned later, carry
+     the container's own /proc, /sys and /dev as they are before their masks: one above
+     the rootfs is cloned now, while nothing is mounted there yet. */
+  if (p->recursive && env->rootfs)
+    {
+      char real[PATH_MAX];
+      if (realpath (src, real) && path_is_under (env->rootfs, real))
+        {
+          fd = sys_open_tree (AT_FDCWD, real, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+          if (fd < 0)
+            return sbx_error_set (err, errno, "open_tree %s", m->source);
+          *is_tree = true;
+          return fd;
+        }
+    }
+  fd = open (src, O_PATH | O_CLOEXEC);
   if (fd < 0)
     return sbx_error_set (err, errno, "open %s", m->source);
   return fd;
 }
 
-/* source_fd: from mount_open_bind_source, or a detached idmapped tree prepared by
- * the parent (p->idmap), attached as it is. */
+
 int
-mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, struct sbx_error *err)
+mount_bind (const struct mount_plan *p, const struct mounts_env *env, int source_fd, bool source_is_tree,
+            struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_close_ int treefd = -1, targetfd = -1;
   struct stat st;
-  if (p->idmap)
-    treefd = dup (source_fd);
+  if (source_is_tree)
+    treefd = fcntl (source_fd, F_DUPFD_CLOEXEC, 3);
   else
     treefd = sys_open_tree (source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH
                                                | (p->recursive ? AT_RECURSIVE : 0));
   if (treefd < 0)
-    return sbx_error_set (err, errno, "%s the tree of %s", p->idmap ? "dup" : "open_tree", m->source);
+    return sbx_error_set (err, errno, "%s the tree of %s", source_is_tree ? "dup" : "open_tree", m->source);
   if (fstat (treefd, &st) < 0)
     return sbx_error_set (err, errno, "stat %s", m->source);
   targetfd = S_ISDIR (st.st_mode) ? fs_mkdir_in_root (env->rootfd, m->destination, 0755, err)

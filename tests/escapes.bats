@@ -1483,6 +1483,18 @@ wait_recvtty() {
 	assert_hunter_got_nothing
 }
 
+@test "a recursive bind of a directory above the rootfs does not carry the container's own unmasked /proc, /sys or /dev (review finding)" {
+	# the bundle is under BATS_TEST_TMPDIR: bind all of that, recursively
+	add_mount /mnt bind "$BATS_TEST_TMPDIR" rbind ro
+	local rel=${BUNDLE#"$BATS_TEST_TMPDIR"}
+	set_args sh -c "grep -c \" /mnt$rel/rootfs/\" /proc/self/mountinfo; /bin/probe write /mnt$rel/rootfs/proc/sys/kernel/domainname; ls /mnt$rel/rootfs/proc | grep -c .; true"
+	sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ] # no mount of the container's under the copy
+	[ "${lines[1]}" != ok ]
+	[ "${lines[2]}" = 0 ] # an empty directory, not a procfs
+}
+
 @test "CVE-2022-29162 (exec --cap): an added capability is never inheritable, so an inheritable file cap gives nothing" {
 	command -v setcap >/dev/null || skip "setcap is not installed"
 	cp "$BUNDLE/rootfs/bin/probe" "$BUNDLE/rootfs/bin/probe-inh"
