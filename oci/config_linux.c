@@ -136,9 +136,10 @@ parse_devices (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_e
       /* podman --privileged writes the whole st_mode of the host's node (8612 =
          S_IFCHR | 0644), as runc and crun accept: the file-type bits may be there if
          they are the entry's own type; only the permission bits are used. */
+      v = 0;
       if (json_get_u64 (e, p, "fileMode", false, 0177777, &v, &d->has_file_mode, err) < 0)
         return -1;
-      if (v & ~(uint64_t) 07777)
+      if (d->has_file_mode && (v & ~(uint64_t) 07777))
         {
           uint64_t want = d->type == 'b' ? S_IFBLK : d->type == 'p' ? S_IFIFO : S_IFCHR;
           if ((v & ~(uint64_t) 07777) != want)
@@ -147,9 +148,11 @@ parse_devices (yajl_val obj, const char *path, struct oci_linux *l, struct sbx_e
           v &= 07777;
         }
       d->file_mode = v;
+      v = 0;
       if (json_get_u64 (e, p, "uid", false, UINT32_MAX, &v, &d->has_uid, err) < 0)
         return -1;
       d->uid = v;
+      v = 0;
       if (json_get_u64 (e, p, "gid", false, UINT32_MAX, &v, &d->has_gid, err) < 0)
         return -1;
       d->gid = v;

@@ -47,6 +47,16 @@ fs_open_in_root (int rootfd, const char *path, int flags, struct sbx_error *err)
   return fd;
 }
 
+bool
+fs_exists_in_root (int rootfd, const char *path)
+{
+  int fd = sys_openat2 (rootfd, root_relative (path), O_PATH | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (fd < 0)
+    return false;
+  close (fd);
+  return true;
+}
+
 int
 fs_open_parent_in_root (int rootfd, const char *path, char **name, bool create, struct sbx_error *err)
 {
@@ -154,27 +164,30 @@ mkfile_in_root (int rootfd, const char *path, bool follow, int hops, struct sbx_
     if (dir < 0)
       return sbx_error_set (err, errno, "open parent of %s", path);
     created = FS_CREATE (openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (created < 0 && errno == EEXIST)
+    if (created < 0 && errno == EEXIST && follow)
       {
         /* The lookup said ENOENT, yet the name exists: a dangling symlink. Its
            target, inside the root, is made instead (runc and crun do the same). */
         char link[PATH_MAX];
         ssize_t n = readlinkat (dir, name, link, sizeof link - 1);
-        if (follow && n > 0 && hops < MKFILE_MAX_HOPS)
+        if (n > 0 && hops < MKFILE_MAX_HOPS)
           {
-            _cleanup_free_ char *target = NULL;
-            const char *slash = strrchr (root_relative (path), '/');
+            _cleanup_free_ char *target = NULL, *rel = xstrdup (root_relative (path));
+            size_t len = strlen (rel);
+            char *slash;
+            while (len > 0 && rel[len - 1] == '/')
+              rel[--len] = '\0'; /* "etc/localtime/" names etc/localtime */
+            slash = strrchr (rel, '/');
             link[n] = '\0';
-            if (link[0] == '/')
+            if (link[0] == '/' || !slash)
               target = xstrdup (link);
-            else if (slash)
-              target = xasprintf ("%.*s/%s", (int) (slash - root_relative (path)), root_relative (path), link);
             else
-              target = xstrdup (link);
+              target = xasprintf ("%.*s/%s", (int) (slash - rel), rel, link);
             return mkfile_in_root (rootfd, target, true, hops + 1, err);
           }
-        if (follow && n > 0)
+        if (n > 0)
           return sbx_error_set (err, ELOOP, "open %s in the container root", path);
+        errno = EEXIST; /* not a link after all (a race): open what is there, as before */
       }
     if (created < 0 && errno != EEXIST)
       return sbx_error_set (err, errno, "create %s in the container root", path);

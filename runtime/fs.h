@@ -46,6 +46,8 @@ int fs_become_mapped_creator (void);
 
 /* Open `path` (absolute or relative, interpreted from the root) inside rootfd. */
 int fs_open_in_root (int rootfd, const char *path, int flags, struct sbx_error *err);
+/* Whether `path` resolves to something inside rootfd (following links inside it). */
+bool fs_exists_in_root (int rootfd, const char *path);
 /* Open the directory `path` inside rootfd, creating missing components (mode 0755).
  * Returns an O_PATH|O_DIRECTORY fd. */
 int fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *err);

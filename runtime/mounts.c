@@ -273,6 +273,15 @@ record_special (struct mounts_special *sp, int which, int mnt, struct sbx_error 
   return 0;
 }
 
+static bool
+plan_has_fs_option (const struct mount_plan *p, const char *prefix)
+{
+  for (size_t i = 0; i < p->n_fs_options; i++)
+    if (strncmp (p->fs_options[i], prefix, strlen (prefix)) == 0)
+      return true;
+  return false;
+}
+
 int
 mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env_in,
               struct sbx_error *err)
@@ -325,6 +334,9 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
       else
         {
           int which = special_top_dir (p->m->destination);
+          /* only a tmpfs without mode= asks whether its mount point was there before */
+          bool existed = which || !str_eq (p->m->type, "tmpfs") || plan_has_fs_option (p, "mode=")
+                         || fs_exists_in_root (env->rootfd, p->m->destination);
           _cleanup_close_ int targetfd = which ? open_special_top_dir (env->rootfd, which, err)
                                                : fs_mkdir_in_root (env->rootfd, p->m->destination, 0755, err);
           int mnt = -1;
@@ -336,7 +348,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
             r = mount_cgroup (p, targetfd, env, err);
           else
             {
-              r = mount_one_fs (p, targetfd, which ? &mnt : NULL, err);
+              r = mount_one_fs (p, targetfd, existed, which ? &mnt : NULL, err);
               if (r < 0 && err->errnum == EPERM && env->userns && str_eq (p->m->type, "sysfs"))
                 {
                   sbx_error_clear (err);

@@ -67,7 +67,7 @@ int mounts_apply (const struct oci_config *c, const struct mount_plan *plans, co
                   struct sbx_error *err);
 /* mounts_attach.c. Mount one planned file system at an already-open target. With
  * mnt_out, returns an fd to the new mount's root (targetfd still sees what it covers). */
-int mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);
+int mount_one_fs (const struct mount_plan *p, int targetfd, bool target_existed, int *mnt_out, struct sbx_error *err);
 /* sysfs where it cannot be mounted (a user namespace sharing the host's network
  * namespace): the host's /sys bound recursively, with the entry's flags. */
 int mount_sysfs_bind (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err);

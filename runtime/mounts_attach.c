@@ -61,8 +61,9 @@ tmpfs_has_mode (const struct mount_plan *p)
   return false;
 }
 
-/* A tmpfs given no mode= takes the mode of the directory it covers, as with runc
- * (the kernel's default, 1777, would open a directory the image kept private). */
+/* A tmpfs given no mode= takes the mode of the directory it covers when the image had
+ * that directory, as with runc (the kernel's default, 1777, would open a directory
+ * the image kept private); on a directory made for it, the default stays. */
 static int
 set_tmpfs_mode_of (int fsfd, int targetfd, struct sbx_error *err)
 {
@@ -77,7 +78,7 @@ set_tmpfs_mode_of (int fsfd, int targetfd, struct sbx_error *err)
 }
 
 int
-mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx_error *err)
+mount_one_fs (const struct mount_plan *p, int targetfd, bool target_existed, int *mnt_out, struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_close_ int fsfd = sys_fsopen (m->type, FSOPEN_CLOEXEC);
@@ -94,7 +95,7 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
       wrap_fs_log (fsfd, err);
       return -1;
     }
-  if (str_eq (m->type, "tmpfs") && !tmpfs_has_mode (p) && set_tmpfs_mode_of (fsfd, targetfd, err) < 0)
+  if (target_existed && str_eq (m->type, "tmpfs") && !tmpfs_has_mode (p) && set_tmpfs_mode_of (fsfd, targetfd, err) < 0)
     return -1;
   for (size_t i = 0; i < p->n_fs_options; i++)
     {
@@ -111,7 +112,8 @@ mount_one_fs (const struct mount_plan *p, int targetfd, int *mnt_out, struct sbx
       /* devpts's gid=5 (the tty group) names a group that a user namespace mapping
          only the caller lacks: the ptys then belong to the creator's group, as with
          crun. Any other refused option is an error. */
-      if (r < 0 && errno == EINVAL && str_eq (m->type, "devpts") && strncmp (opt, "gid=", 4) == 0)
+      if (r < 0 && errno == EINVAL && str_eq (m->type, "devpts") && strncmp (opt, "gid=", 4) == 0 && opt[4]
+          && strspn (opt + 4, "0123456789") == strlen (opt + 4))
         continue;
       if (r < 0)
         {

@@ -55,7 +55,7 @@ mount_v1 (const struct mount_plan *p, int targetfd, const struct cgroup *cg, str
   tp.n_fs_options = 1;
   tp.attr_set &= ~(uint64_t) MOUNT_ATTR_RDONLY; /* made read-only after the binds */
   tp.propagation = 0;
-  if (mount_one_fs (&tp, targetfd, &mnt, err) < 0)
+  if (mount_one_fs (&tp, targetfd, true, &mnt, err) < 0)
     return -1;
   root = openat (mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
@@ -92,7 +92,7 @@ mount_cgroup (const struct mount_plan *p, int targetfd, const struct mounts_env 
           m2.type = "cgroup2";
           m2.source = "cgroup2";
           p2.m = &m2;
-          return mount_one_fs (&p2, targetfd, NULL, err);
+          return mount_one_fs (&p2, targetfd, true, NULL, err);
         }
       if (cg && cg->v2_dirfd >= 0)
         {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/fs.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -76,17 +77,27 @@ program_lookup (const struct oci_process *p, struct sbx_error *err)
 }
 
 /* The home directory of uid in the container's /etc/passwd, or NULL. The file is the
- * container's to write: opened without blocking (a fifo there must not hang the
- * init), only a regular file is read, and at most 1 MiB of it. */
+ * container's to write: only a regular file is read, without blocking, at most 1 MiB
+ * of it. */
 static char *
 passwd_home (uid_t uid)
 {
-  _cleanup_close_ int fd = open ("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  _cleanup_close_ int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC), path = -1, fd = -1;
   _cleanup_free_ char *buf = NULL;
   size_t len = 0, cap = 1u << 20;
   struct stat st;
-  char *line, *save = NULL;
-  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+  char *line, *save = NULL, self[64];
+  /* Resolved inside the root with no magic link (a link to /proc/PID/cwd/... must
+     not reach a host file), looked at before it is opened (never a device), and
+     opened through our own fd of it, so that it cannot be swapped in between. */
+  if (root < 0)
+    return NULL;
+  path = sys_openat2 (root, "etc/passwd", O_PATH | O_CLOEXEC, 0, RESOLVE_ROOT_FLAGS);
+  if (path < 0 || fstat (path, &st) < 0 || !S_ISREG (st.st_mode))
+    return NULL;
+  snprintf (self, sizeof self, "/proc/self/fd/%d", path);
+  fd = open (self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
     return NULL;
   buf = xmalloc0 (cap + 1);
   while (len < cap)

@@ -186,6 +186,10 @@ snapshot_dir() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "char 1:3 0644 0:0" ]
 	[ "${lines[1]}" = "block 7:200 0660 0:0" ]
+	# an entry without fileMode after one with a gid (review finding: an unset value was read)
+	set_devices '[{"path":"/dev/a1","type":"c","major":1,"minor":3,"fileMode":438,"gid":65534},{"path":"/dev/a2","type":"c","major":1,"minor":5}]'
+	set_args true
+	sbx_ok run --bundle "$BUNDLE" "$ID-c"
 	# a block device's bits on a char device entry
 	set_devices '[{"path":"/dev/mynull","type":"c","major":1,"minor":3,"fileMode":25008}]'
 	sbx_split run --bundle "$BUNDLE" "$ID-b"

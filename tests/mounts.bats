@@ -231,17 +231,19 @@ add_mount() {
 	[ "${lines[2]}" = 1 ]
 }
 
-@test "tmpfs without mode= takes the mode of the directory it covers (as runc); mode= wins" {
+@test "tmpfs without mode= takes the mode of the directory it covers (as runc), 1777 on one made for it; mode= wins" {
 	update_config '.root.readonly = false'
 	mkdir -m 0712 "$BUNDLE/rootfs/private" "$BUNDLE/rootfs/given"
 	chmod 0712 "$BUNDLE/rootfs/private" "$BUNDLE/rootfs/given"
 	add_mount /private tmpfs tmpfs size=1m
 	add_mount /given tmpfs tmpfs size=1m mode=750
-	set_args stat -c %a /private /given
+	add_mount /made-for-it tmpfs tmpfs size=1m
+	set_args stat -c %a /private /given /made-for-it
 	sbx run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 712 ]
 	[ "${lines[1]}" = 750 ]
+	[ "${lines[2]}" = 1777 ] # no directory of the image's: the kernel's default
 }
 
 @test "tmpfs: an option the filesystem rejects fails the create with one error line" {

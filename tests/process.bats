@@ -33,6 +33,19 @@ load helpers
 	run timeout 20 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-d"
 	[ "$status" -eq 0 ]
 	[ "$output" = / ]
+	# nor is a magic link followed out to a host file (no pid namespace: host pids visible)
+	local host=$BATS_TEST_TMPDIR/hosthome holder
+	mkdir -p "$host"
+	echo 'x:x:1001:1001::/HOST-HOME:/bin/sh' >"$host/passwd"
+	(cd "$host" && exec sleep 30) &
+	holder=$!
+	rm "$BUNDLE/rootfs/etc/passwd"
+	ln -s "/proc/$holder/cwd/passwd" "$BUNDLE/rootfs/etc/passwd"
+	update_config '.linux.namespaces |= map(select(.type != "pid"))'
+	run "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-e"
+	kill "$holder"
+	[ "$status" -eq 0 ]
+	[ "$output" = / ]
 }
 
 @test "process: the runtime's own environment does not leak into the container" {
