@@ -98,7 +98,7 @@ fs_mkdir_in_root (int rootfd, const char *path, mode_t mode, struct sbx_error *e
   len = strlen (rel);
   prefix = xmalloc0 (len + 1);
   {
-    _cleanup_close_ int parent = dup (rootfd);
+    _cleanup_close_ int parent = fcntl (rootfd, F_DUPFD_CLOEXEC, 3);
     size_t pos = 0;
     if (parent < 0)
       return sbx_error_set (err, errno, "dup");

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -87,6 +88,14 @@ load_seccomp (struct become_args *b, struct sbx_error *err)
 void
 process_reserve_preserved_fds (int n)
 {
+  /* Socket activation's fds come first and count too (container.c passes 3..3+L+n-1). */
+  const char *fds = getenv ("LISTEN_FDS"), *pid = getenv ("LISTEN_PID");
+  if (fds && pid && strtol (pid, NULL, 10) == (long) getpid ())
+    {
+      long l = strtol (fds, NULL, 10);
+      if (l > 0 && l <= 1024)
+        n += (int) l;
+    }
   for (int fd = 3; fd < 3 + n; fd++)
     if (fcntl (fd, F_GETFD) < 0 && errno == EBADF)
       {

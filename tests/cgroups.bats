@@ -222,11 +222,19 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	local dirs d holder
 	dirs=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "$ID")
 	[ -n "$dirs" ]
-	for d in $dirs; do mkdir -p "$d/child/grandchild"; done
+	# deeper than any fixed bound a recursive walk might have (review finding: 17 levels)
+	local deep=child/grandchild/$(printf 'l%s/' $(seq 20))
+	for d in $dirs; do mkdir -p "$d/$deep"; done
 	sleep 100 &
 	holder=$!
-	d=$(head -n1 <<<"$dirs")
+	# the process sits frozen in a sub-cgroup: it must be thawed to die (v1 freezer, v2 cgroup.freeze)
+	d=$(grep /freezer/ <<<"$dirs" || head -n1 <<<"$dirs")
 	echo "$holder" >"$d/child/grandchild/cgroup.procs"
+	if [ -e "$d/child/grandchild/freezer.state" ]; then
+		echo FROZEN >"$d/child/grandchild/freezer.state"
+	else
+		echo 1 >"$d/child/grandchild/cgroup.freeze"
+	fi
 	sbx_ok delete --force "$ID"
 	[ -z "$(our_cgroups)" ]
 	wait "$holder" || true

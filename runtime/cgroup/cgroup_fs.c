@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,7 +82,7 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
     }
   /* A missing ancestor (or an existing leaf): one component at a time. */
   copy = xstrdup (path);
-  cur = dup (rootfd);
+  cur = fcntl (rootfd, F_DUPFD_CLOEXEC, 3);
   if (cur < 0)
     return sbx_error_set (err, errno, "dup");
   for (comp = strtok_r (copy, "/", &save); comp; comp = strtok_r (NULL, "/", &save), idx++)
@@ -116,47 +117,92 @@ cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, s
  * it could pull a parent from under a sibling's create between its two mkdirs, and it
  * cost a mkdir and an rmdir per level and hierarchy on every run. runc and crun leave
  * the ancestors too. A create that fails is the exception (cgroup_rmdir_made). */
-/* rmdir, and when the cgroup is busy, first what the container made inside its own
- * cgroup (sub-cgroups, deepest first, their tasks killed): runc and crun remove them
- * too, and a delete must leave nothing it cannot remove. Only directories are
- * followed (a cgroup file system has no symlinks), at most 16 levels down. */
-static int
-rmdir_tree (int parentfd, const char *name, int depth)
+/* The name of a sub-cgroup (a directory) of dirfd, if there is one. */
+static bool
+first_subdir (int dirfd, char name[NAME_MAX + 1])
 {
-  _cleanup_close_ int dfd = -1;
-  DIR *d;
+  int listfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
+  DIR *d = listfd >= 0 ? fdopendir (listfd) : NULL;
   struct dirent *e;
-  if (unlinkat (parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-    return 0;
-  if (errno != EBUSY || depth >= 16)
-    return -1;
-  dfd = openat (parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0)
-    return -1;
-  {
-    int listfd = dup (dfd);
-    d = listfd >= 0 ? fdopendir (listfd) : NULL;
-    if (!d)
-      {
-        if (listfd >= 0)
-          close (listfd);
-        return -1;
-      }
-  }
-  while ((e = readdir (d)))
+  bool found = false;
+  if (!d)
+    {
+      if (listfd >= 0)
+        close (listfd);
+      return false;
+    }
+  while (!found && (e = readdir (d)))
     if (e->d_type == DT_DIR && strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
-      rmdir_tree (dfd, e->d_name, depth + 1); /* a failure shows in the rmdir below */
+      {
+        snprintf (name, NAME_MAX + 1, "%s", e->d_name);
+        found = true;
+      }
   closedir (d);
-  if (unlinkat (parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+  return found;
+}
+
+/* A sub-cgroup the container froze gets no SIGKILL until it thaws (v1 freezer.state,
+ * v2 cgroup.freeze); whichever file is there. */
+static void
+thaw_and_drain (int dirfd)
+{
+  struct sbx_error err = { 0 };
+  if (faccessat (dirfd, "freezer.state", W_OK, 0) == 0)
+    cgroup_write_at (dirfd, "freezer.state", "THAWED", &err);
+  else if (faccessat (dirfd, "cgroup.freeze", W_OK, 0) == 0)
+    cgroup_write_at (dirfd, "cgroup.freeze", "0", &err);
+  sbx_error_clear (&err);
+  cgroup_drain (dirfd, false, &err);
+  sbx_error_clear (&err);
+}
+
+/* rmdir, and when the cgroup is busy, first what the container made inside its own
+ * cgroup: runc and crun remove sub-cgroups too, and a delete must leave nothing it
+ * cannot remove. One leaf at a time, deepest first: walk down through the first
+ * sub-cgroup of each level holding only two fds (a parent and its child), thaw and
+ * empty the leaf, remove it, start again from the top. Bounded by a count of steps,
+ * not by depth (the container chooses the depth). A cgroup file system has no
+ * symlinks; O_NOFOLLOW all the same. The container's own cgroup is left for the
+ * caller, whose destroy drains its tasks. */
+static int
+rmdir_tree (int rootfd, const char *rel)
+{
+  int steps = 0;
+  if (unlinkat (rootfd, rel, AT_REMOVEDIR) == 0 || errno == ENOENT)
     return 0;
-  if (errno != EBUSY || depth == 0)
-    return -1; /* the container's own cgroup: its tasks are the destroy's to drain */
-  {
-    struct sbx_error err = { 0 };
-    cgroup_drain (dfd, false, &err);
-    sbx_error_clear (&err);
-  }
-  if (unlinkat (parentfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+  if (errno != EBUSY)
+    return -1;
+  while (steps < 100000)
+    {
+      char name[NAME_MAX + 1], child[NAME_MAX + 1];
+      int parent = openat (rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), cur, r;
+      if (parent < 0)
+        return -1;
+      if (!first_subdir (parent, name))
+        {
+          close (parent);
+          break; /* no sub-cgroup left */
+        }
+      cur = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      while (cur >= 0 && ++steps < 100000 && first_subdir (cur, child))
+        {
+          int next = openat (cur, child, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          close (parent);
+          parent = cur;
+          cur = next;
+          memcpy (name, child, sizeof name);
+        }
+      if (cur >= 0)
+        {
+          thaw_and_drain (cur);
+          close (cur);
+        }
+      r = unlinkat (parent, name, AT_REMOVEDIR);
+      close (parent);
+      if (r < 0 && errno != ENOENT)
+        return -1; /* a sub-cgroup that stays busy: report it rather than loop */
+    }
+  if (unlinkat (rootfd, rel, AT_REMOVEDIR) < 0 && errno != ENOENT)
     return -1;
   return 0;
 }
@@ -167,7 +213,7 @@ cgroup_rmdir_leaf (int rootfd, const char *path)
   const char *rel = path;
   while (*rel == '/')
     rel++;
-  return rmdir_tree (rootfd, rel, 0);
+  return rmdir_tree (rootfd, rel);
 }
 
 /* A failed create also removes the ancestors it made (components from owned_from
