@@ -349,7 +349,7 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
           else
             {
               r = mount_one_fs (p, targetfd, existed, which ? &mnt : NULL, err);
-              if (r < 0 && err->errnum == EPERM && env->userns && str_eq (p->m->type, "sysfs"))
+              if (r < 0 && err->errnum == EPERM && str_eq (p->m->type, "sysfs"))
                 {
                   sbx_error_clear (err);
                   r = mount_sysfs_bind (p, targetfd, which ? &mnt : NULL, err);

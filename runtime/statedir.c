@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -61,13 +62,31 @@ bad:
   }
 }
 
-char *
-statedir_default_root (void)
+bool
+statedir_rootless_root (void)
 {
-  const char *xdg;
-  if (geteuid () == 0)
+  /* uid 0 of a user namespace other than the host's, which rootless podman runs the
+     runtime as: /proc/self/uid_map is not the identity over every id. Asked only when
+     XDG_RUNTIME_DIR says where such a caller keeps its state (runc asks the same). */
+  char buf[128] = { 0 };
+  unsigned long inside, outside, size;
+  const char *xdg = getenv ("XDG_RUNTIME_DIR");
+  _cleanup_close_ int fd = -1;
+  if (geteuid () != 0 || !xdg || !*xdg)
+    return false;
+  fd = open ("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || read (fd, buf, sizeof buf - 1) <= 0)
+    return false;
+  return !(sscanf (buf, "%lu %lu %lu", &inside, &outside, &size) == 3 && inside == 0 && outside == 0
+           && size == 4294967295UL);
+}
+
+char *
+statedir_default_root (bool host_root)
+{
+  const char *xdg = getenv ("XDG_RUNTIME_DIR");
+  if (host_root)
     return xstrdup ("/run/sbx-oci");
-  xdg = getenv ("XDG_RUNTIME_DIR");
   if (xdg && *xdg)
     return xasprintf ("%s/sbx-oci", xdg);
   return xasprintf ("/tmp/sbx-oci-%d", (int) geteuid ());

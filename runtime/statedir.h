@@ -30,7 +30,13 @@ int statedir_validate_id (const char *id, struct sbx_error *err);
 /* A fresh id: prefix + 16 random hex digits (malloc'd). */
 char *statedir_generate_id (const char *prefix);
 /* The default state root: /run/sbx-oci as root, $XDG_RUNTIME_DIR/sbx-oci otherwise. */
-char *statedir_default_root (void);
+/* Whether a uid 0 runtime is only the root of a user namespace that has an
+ * XDG_RUNTIME_DIR (rootless podman): its state then goes there, as runc's does, since
+ * the host's /run is not its to write. */
+bool statedir_rootless_root (void);
+/* The default --root: /run/sbx-oci for root in the host's user namespace, else
+ * $XDG_RUNTIME_DIR/sbx-oci, else /tmp/sbx-oci-UID. */
+char *statedir_default_root (bool host_root);
 /* Open (and with create, make, mode 0700) the state root. */
 int statedir_open_root (const char *root, bool create, struct sbx_error *err);
 /* Create ROOT/ID exclusively; EEXIST -> "container ID already exists". */

@@ -180,7 +180,7 @@ main (int argc, char **argv)
       return SBX_EXIT_USAGE;
     }
   if (!ctx.root)
-    ctx.root = default_root = statedir_default_root ();
+    ctx.root = default_root = statedir_default_root (ctx.as_root && !statedir_rootless_root ());
   for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
     if (strcmp (commands[i]->name, argv[first]) == 0)
       cmd = commands[i];
