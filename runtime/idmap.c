@@ -114,8 +114,8 @@ idmap_prepare (const struct oci_config *c, const struct mount_plan *plans, const
       fds[i] = tree;
       attr.userns_fd = (uint64_t) nsfd;
       if (sys_mount_setattr (tree, "", AT_EMPTY_PATH | (p->recursive_idmap ? AT_RECURSIVE : 0), &attr) < 0)
-        return sbx_error_set (err, errno, "mounts[%zu]: idmap %s (the filesystem or kernel may not support "
-                                          "idmapped mounts)", i, src);
+        return sbx_error_set (err, errno, "mounts[%zu]: idmap %s on %s (the file system or kernel may not support "
+                                          "idmapped mounts)", i, src, m->destination);
     }
   return 0;
 }

@@ -6,12 +6,10 @@
 # Uses Debian's /usr/bin/python3 (with numpy and pandas).
 
 load helpers
+load helpers/sandbox
 
 # keep helpers.bash's leak checks (state dirs, host mounts, cgroups) as part of ours
 eval "helpers_teardown() $(declare -f teardown | tail -n +2)"
-
-PYTHON=/usr/bin/python3
-HOST_ID=101000 # the sandbox user on the host, as root (the default --host-id)
 
 setup() {
 	requires root userns python-stack
@@ -28,81 +26,6 @@ teardown() {
 	[ -z "$FAKE_HOME" ] || rm -rf "$FAKE_HOME"
 	[ -z "$RL_DIR" ] || rm -rf "$RL_DIR"
 	return $rc
-}
-
-# py [OPTIONS] (-c CODE | ...) [ARGS]: one `sbx-oci python` run with this test's state
-# root, a fresh container id ($PY_ID, so that teardown sees its cgroups) and the result
-# in $RESULT; sets $status, $stdout, $stderr (stdin: $PY_STDIN, default /dev/null).
-# A hang fails the test (status 124) instead of blocking the suite.
-py() {
-	PY_ID=$(new_id)
-	RESULT=$BATS_TEST_TMPDIR/result.json
-	rm -f "$RESULT"
-	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
-}
-
-py_exec() {
-	local out=$BATS_TEST_TMPDIR/py.stdout err=$BATS_TEST_TMPDIR/py.stderr
-	set +e
-	timeout -k 5 60 "$@" <"${PY_STDIN:-/dev/null}" >"$out" 2>"$err"
-	status=$?
-	set -e
-	stdout=$(cat "$out")
-	stderr=$(cat "$err")
-}
-
-# The command given fails (bash's `! cmd` does not fail a bats test).
-refute() {
-	if "$@"; then
-		echo "unexpectedly succeeded: $*" >&2
-		return 1
-	fi
-}
-
-# has TEXT NEEDLE / lacks TEXT NEEDLE: TEXT contains NEEDLE or not (says what it was).
-has() {
-	[[ "$1" == *"$2"* ]] && return 0
-	printf 'expected to find "%s" in:\n%s\n' "$2" "$1" >&2
-	return 1
-}
-lacks() {
-	[[ "$1" != *"$2"* ]] && return 0
-	printf 'did not expect "%s" in:\n%s\n' "$2" "$1" >&2
-	return 1
-}
-
-# The run exited with status $1 (default 0); says what it printed otherwise.
-expect_status() {
-	local want=${1:-0}
-	[ "$status" -eq "$want" ] && return 0
-	printf 'expected status %s, got %s\n--- stdout:\n%s\n--- stderr:\n%s\n' "$want" "$status" "$stdout" "$stderr" >&2
-	return 1
-}
-
-# Stdout is exactly $1.
-expect_stdout() {
-	[ "$stdout" = "$1" ] && return 0
-	printf 'expected stdout:\n%s\n--- got:\n%s\n--- stderr:\n%s\n' "$1" "$stdout" "$stderr" >&2
-	return 1
-}
-
-# result_is [JQ-OPTIONS...] FILTER: the result JSON satisfies the jq filter.
-result_is() {
-	local filter=${*: -1}
-	jq -e "${@:1:$#-1}" "$filter" "$RESULT" >/dev/null && return 0
-	echo "result does not satisfy: $filter" >&2
-	cat "$RESULT" >&2 || echo "(no result file)" >&2
-	return 1
-}
-
-# No process of host uid $1 exists (the sandbox's processes are all gone).
-expect_no_processes_of() {
-	local left
-	left=$(ps -o pid=,stat=,args= -u "$1" || true)
-	[ -z "$left" ] && return 0
-	echo "processes of uid $1 left after the run:" >&2
-	echo "$left" >&2
-	return 1
 }
 
 # A TCP listener on the host's 127.0.0.1 (a free port, $LISTEN_PORT) and on the abstract
@@ -375,8 +298,6 @@ print("found", glob.glob("/*/*/.ssh/id_ed25519") + glob.glob("/*/.ssh/*"))
 	echo old >"$w/modify.txt"
 	echo bye >"$w/delete.txt"
 	echo same >"$w/keep/same.txt"
-	# files the sandbox user owns (what an earlier run would have left)
-	chown -R "$HOST_ID:$HOST_ID" "$w/modify.txt" "$w/delete.txt"
 	py --workdir "$w" -c '
 import os
 open("/work/new.txt", "w").write("created in the sandbox")
@@ -389,7 +310,8 @@ print(open("/work/keep/same.txt").read().strip())
 	expect_status 0
 	expect_stdout same
 	[ "$(cat "$w/new.txt")" = "created in the sandbox" ]
-	[ "$(stat -c %u:%g "$w/new.txt")" = "$HOST_ID:$HOST_ID" ]
+	# root's directory, bound idmapped: what the sandbox made is root's (sandbox-host.bats)
+	[ "$(stat -c %u:%g "$w/new.txt")" = 0:0 ]
 	[ "$(cat "$w/modify.txt")" = "old
 more" ]
 	[ ! -e "$w/delete.txt" ]
@@ -918,38 +840,7 @@ print("run", n, n * n, sorted(os.listdir("/work")))
 }
 
 # ---------------------------------------------------------------- unprivileged user
-# The same attacks from an ordinary user: a dedicated account "sbxtest", a state root
-# and TMPDIR it owns under /tmp (removed in teardown).
-
-RL_USER=sbxtest
-
-rootless_setup() {
-	id -u "$RL_USER" >/dev/null 2>&1 || useradd -M -s /bin/sh "$RL_USER" 2>/dev/null || id -u "$RL_USER" >/dev/null
-	runuser -u "$RL_USER" -- unshare -U true 2>/dev/null || skip "unprivileged user namespaces are not available"
-	RL_UID=$(id -u "$RL_USER")
-	RL_DIR=$(mktemp -d /tmp/sbx-rootless.XXXXXX)
-	chmod 755 "$RL_DIR"
-	mkdir "$RL_DIR/run" "$RL_DIR/tmp" "$RL_DIR/work"
-	chown -R "$RL_USER:" "$RL_DIR"
-	SBX_ROOT=$RL_DIR/state
-	# the user must be able to execute the binary under test
-	RL_SBX=$SBX_OCI
-	if ! runuser -u "$RL_USER" -- test -x "$RL_SBX"; then
-		RL_SBX=$RL_DIR/sbx-oci
-		cp "$SBX_OCI" "$RL_SBX"
-		chmod 755 "$RL_SBX"
-	fi
-	expect_no_processes_of "$RL_UID"
-}
-
-# rl_py: like py, as $RL_USER (no --allow-degraded unless given).
-rl_py() {
-	PY_ID=$(new_id)
-	RESULT=$RL_DIR/result.json
-	rm -f "$RESULT"
-	py_exec runuser -u "$RL_USER" -- env HOME="$RL_DIR" TMPDIR="$RL_DIR/tmp" XDG_RUNTIME_DIR="$RL_DIR/run" \
-		"$RL_SBX" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
-}
+# The same attacks from an ordinary user (rootless_setup, rl_py: helpers/sandbox.bash).
 
 @test "sandbox (rootless): without --allow-degraded the run is refused: 125, naming --memory" {
 	rootless_setup

@@ -132,23 +132,52 @@ PYTHON_ADDED = """listxattr llistxattr flistxattr getxattr lgetxattr fgetxattr c
 sched_get_priority_min sched_get_priority_max msync creat sched_rr_get_interval setuid setgid setreuid
 setregid setresuid setresgid"""
 S_IFMT, S_IFREG, S_IFIFO, S_IFSOCK = 0o170000, 0o100000, 0o010000, 0o140000
+S_ISUID, S_ISGID = 0o4000, 0o2000
+SETID_BITS = S_ISUID | S_ISGID
 
 
 def mknod_without_devices():
     """mknod/mknodat only for a regular file, FIFO or socket (or file type 0, which the
-    kernel treats as regular): never a device node, whatever capabilities the container
-    was given. The mode is mknod's argument 1 and mknodat's argument 2."""
-    return [allow([name], args=[{"index": index, "value": S_IFMT, "valueTwo": kind, "op": "SCMP_CMP_MASKED_EQ"}])
+    kernel treats as regular), without a setuid or setgid bit: never a device node,
+    whatever capabilities the container was given. The mode is mknod's argument 1 and
+    mknodat's argument 2; type and set-id bits are one masked compare."""
+    return [allow([name], args=[{"index": index, "value": S_IFMT | SETID_BITS, "valueTwo": kind,
+                                 "op": "SCMP_CMP_MASKED_EQ"}])
             for name, index in (("mknod", 1), ("mknodat", 2))
             for kind in (0, S_IFREG, S_IFIFO, S_IFSOCK)]
 
 
-def python_profile(families=(AF_UNIX, AF_INET, AF_INET6)):
+# What the sandbox writes lands on the host owned by the workdir's owner, root
+# included (an idmapped mount: runtime/sandbox/sandbox_workdir.c). A setuid or setgid
+# bit on such a file would be a privilege on the host, so no mode the sandbox gives a
+# file may carry one: chmod, fchmod and fchmodat (and the mode of open, openat and
+# creat, which applies when they create) are allowed only with both bits clear; with
+# them, EPERM (an ordinary chmod failure code handles). mkdir and mkdirat need no rule:
+# the kernel keeps only the permission and sticky bits of their mode. openat2's mode is
+# in a struct seccomp cannot read: it gets ENOSYS, and glibc and CPython never call it.
+# fchmodat2 is above the newest syscall named, so it gets ENOSYS too (glibc falls back
+# to fchmodat). Xattrs (a file capability is security.capability) cannot be set at all.
+MODE_ARGUMENT = (("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("open", 2), ("openat", 3), ("creat", 1))
+
+
+def modes_without_setid():
+    return [allow([name], args=[{"index": index, "value": SETID_BITS, "valueTwo": 0, "op": "SCMP_CMP_MASKED_EQ"}])
+            for name, index in MODE_ARGUMENT]
+
+
+def python_names():
     names = set()
     for group in (PYTHON_FILES, PYTHON_MEMORY, PYTHON_THREADS, PYTHON_PROCESSES, PYTHON_TIME, PYTHON_EVENTS,
                   PYTHON_SOCKETS, PYTHON_ADDED):
         names.update(group.split())
+    return names
+
+
+def python_profile(families=(AF_UNIX, AF_INET, AF_INET6)):
+    names = python_names() - {name for name, _ in MODE_ARGUMENT} - {"openat2"}
     rules = [allow(names)]
+    rules += modes_without_setid()
+    rules += [dict(names=["openat2"], action="SCMP_ACT_ERRNO", errnoRet=ENOSYS)]
     rules += mknod_without_devices()
     rules += clone_without_namespaces()
     rules += clone3_enosys()
@@ -185,8 +214,7 @@ utime utimes vmsplice waitpid futimesat"""
 
 
 def default_profile():
-    p = python_profile()
-    names = set(p["syscalls"][0]["names"]) | set(DEFAULT_EXTRA.split())
+    names = python_names() | set(DEFAULT_EXTRA.split())
     rules = [allow(names)]
     rules += clone_without_namespaces()
     rules += clone3_enosys()

@@ -132,8 +132,19 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
     }
   if (!c.p.workdir)
     {
+      /* DIR/work, made here for the sandbox user (one that exists is treated as any
+         --workdir: never chowned) */
       workdir = xasprintf ("%s/work", dir);
-      if (mkdir (workdir, 0700) < 0 && errno != EEXIST)
+      if (mkdir (workdir, 0700) == 0 && ctx->as_root)
+        {
+          _cleanup_close_ int wfd = open (workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (wfd < 0 || fchown (wfd, host_uid, host_gid) < 0)
+            {
+              sbx_error_set (err, errno, "chown %s", workdir);
+              goto out;
+            }
+        }
+      else if (errno != EEXIST)
         {
           sbx_error_set (err, errno, "mkdir %s", workdir);
           goto out;
@@ -141,15 +152,29 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
     }
   if (workdir_prepare (ctx, c.p.workdir ? c.p.workdir : workdir, host_uid, host_gid, &w, err) < 0)
     goto out;
+  /* A bundle runs later, in another process: its sources are paths, and nothing puts
+     an idmapped path's mode back (sbx-oci python does both). */
   for (size_t i = 0; i < c.p.n_mounts; i++)
     {
-      if (!realpath (c.p.mounts[i].source, real))
+      struct sandbox_mount *m = &c.p.mounts[i];
+      struct host_writable h;
+      if (m->writable)
         {
-          sbx_error_set (err, errno, "%s %s", c.p.mounts[i].writable ? "--rw" : "--ro", c.p.mounts[i].source);
+          if (host_writable_open (ctx, "--rw", m->source, host_uid, &h, err) < 0)
+            goto out;
+          m->idmap = h.idmap;
+          m->owner = h.owner;
+          m->group = h.group;
+          snprintf (real, sizeof real, "%s", h.path);
+          host_writable_close (&h);
+        }
+      else if (!realpath (m->source, real))
+        {
+          sbx_error_set (err, errno, "--ro %s", m->source);
           goto out;
         }
-      free ((char *) c.p.mounts[i].source);
-      c.p.mounts[i].source = xstrdup (real);
+      free ((char *) m->source);
+      m->source = xstrdup (real);
     }
   if (!c.p.rootfs)
     {
@@ -167,12 +192,12 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   spec.python = exe;
   spec.args = args;
   spec.n_args = n_args;
-  spec.workdir = w.path;
+  spec.workdir = w.h.path;
   spec.host_uid = host_uid;
   spec.host_gid = host_gid;
-  spec.workdir_idmap = w.idmap;
-  spec.workdir_owner = w.owner;
-  spec.workdir_group = w.group;
+  spec.workdir_idmap = w.h.idmap;
+  spec.workdir_owner = w.h.owner;
+  spec.workdir_group = w.h.group;
   spec.caller_env = (const char *const *) environ;
   json = sandbox_config_json (&c.p, &limits, &spec, true, &len, err);
   if (!json || write_config (dir, json, len, err) < 0)

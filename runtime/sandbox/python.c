@@ -123,6 +123,9 @@ struct python_run
   struct sandbox_limits limits;
   struct sandbox_interp interp;
   struct workdir w;
+  struct host_writable *rw; /* the --rw paths, in the order of p->mounts (unused for --ro) */
+  size_t n_rw;
+  char *workdir_source;
   char *bundle, *rootfs, *config, *id;
   size_t config_len;
   char **args;
@@ -141,6 +144,24 @@ python_run_free (struct python_run *r)
 {
   sandbox_limits_free (&r->limits);
   sandbox_interp_free (&r->interp);
+  /* the sandbox owned these during the run: their mode is put back */
+  for (size_t i = 0; i <= r->n_rw; i++)
+    {
+      struct host_writable *h = i < r->n_rw ? &r->rw[i] : &r->w.h;
+      struct sbx_error e = { 0 };
+      if (i == r->n_rw && r->w.temporary)
+        break; /* ours, and removed */
+      if (host_writable_restore (i < r->n_rw ? "--rw" : "--workdir", h, &e) < 0)
+        {
+          _cleanup_free_ char *msg = sbx_error_string (&e);
+          sbx_warn (r->ctx, "%s", msg);
+          sbx_error_clear (&e);
+        }
+      if (i < r->n_rw)
+        host_writable_close (h);
+    }
+  free (r->rw);
+  free (r->workdir_source);
   workdir_finish (&r->w);
   free (r->bundle);
   free (r->rootfs);
@@ -215,9 +236,9 @@ program_args (struct python_run *r, const char *python, int argc, char **argv, s
         return sbx_error_set (err, errno, "python: script %s", argv[i]);
       if (!S_ISREG (st.st_mode))
         return sbx_error_set (err, 0, "python: script %s is not a regular file", argv[i]);
-      if (path_is_under (real, r->w.path))
+      if (path_is_under (real, r->w.h.path))
         {
-          _cleanup_free_ char *inside = xasprintf (SANDBOX_WORKDIR "%s", real + strlen (r->w.path));
+          _cleanup_free_ char *inside = xasprintf (SANDBOX_WORKDIR "%s", real + strlen (r->w.h.path));
           add_arg (r, inside);
         }
       else
@@ -246,13 +267,29 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
 
   if (sandbox_limits_plan (r->ctx, p, &r->limits, err) < 0)
     return -1;
+  r->rw = xmalloc0 ((p->n_mounts + 1) * sizeof *r->rw);
   for (size_t i = 0; i < p->n_mounts; i++)
     {
+      struct sandbox_mount *m = &p->mounts[i];
       char real[PATH_MAX];
-      if (!realpath (p->mounts[i].source, real))
-        return sbx_error_set (err, errno, "%s %s", p->mounts[i].writable ? "--rw" : "--ro", p->mounts[i].source);
-      free ((char *) p->mounts[i].source);
-      p->mounts[i].source = xstrdup (real);
+      char *source;
+      if (m->writable)
+        {
+          struct host_writable *h = &r->rw[r->n_rw];
+          if (host_writable_open (r->ctx, "--rw", m->source, host_uid, h, err) < 0)
+            return -1;
+          r->n_rw++;
+          m->idmap = h->idmap;
+          m->owner = h->owner;
+          m->group = h->group;
+          source = host_writable_mount_source (h);
+        }
+      else if (realpath (m->source, real))
+        source = xstrdup (real);
+      else
+        return sbx_error_set (err, errno, "--ro %s", m->source);
+      free ((char *) m->source);
+      m->source = source;
     }
   if (mkdir (r->ctx->root, 0700) < 0 && errno != EEXIST)
     return sbx_error_set (err, errno, "mkdir %s", r->ctx->root);
@@ -290,17 +327,17 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.python = exe;
   spec.args = r->args;
   spec.n_args = r->n_args;
-  spec.workdir = r->w.path;
+  spec.workdir = r->workdir_source = host_writable_mount_source (&r->w.h);
   spec.host_uid = host_uid;
   spec.host_gid = host_gid;
-  spec.workdir_idmap = r->w.idmap;
-  spec.workdir_owner = r->w.owner;
-  spec.workdir_group = r->w.group;
+  spec.workdir_idmap = r->w.h.idmap;
+  spec.workdir_owner = r->w.h.owner;
+  spec.workdir_group = r->w.h.group;
   spec.script_source = r->script_source;
   spec.script_dest = r->script_dest;
   spec.caller_env = (const char *const *) environ;
   spec.owner = owner = sandbox_owner_annotation ();
-  spec.temp_workdir = r->w.temporary ? r->w.path : NULL;
+  spec.temp_workdir = r->w.temporary ? r->w.h.path : NULL;
   r->config = sandbox_config_json (p, &r->limits, &spec, false, &r->config_len, err);
   return r->config ? 0 : -1;
 }
@@ -446,6 +483,35 @@ execute (struct python_run *r, struct sbx_error *err)
   return ret;
 }
 
+/* A --workdir or --rw path not the sandbox user's is bound idmapped (sandbox_workdir.c);
+   where its file system cannot be, say which option it was and that nothing of it
+   was changed (there is no chown fallback). */
+static void
+explain_idmap_failure (struct python_run *r, struct sbx_error *err)
+{
+  const struct sandbox_policy *p = &r->c->p;
+  if (!err->msg || !strstr (err->msg, ": idmap "))
+    return;
+  for (size_t i = 0, k = 0; i <= p->n_mounts; i++)
+    {
+      const struct host_writable *h = i < p->n_mounts ? NULL : &r->w.h;
+      const char *dest = i < p->n_mounts ? p->mounts[i].dest : SANDBOX_WORKDIR;
+      _cleanup_free_ char *needle = xasprintf (" on %s ", dest);
+      if (i < p->n_mounts && !p->mounts[i].writable)
+        continue;
+      if (i < p->n_mounts)
+        h = &r->rw[k++];
+      if (h->idmap && strstr (err->msg, needle))
+        {
+          sbx_error_wrap (err, "%s %s is owned by uid %u, not the sandbox user (%u): it is bound through an idmapped "
+                               "mount, and left as it was",
+                          i < p->n_mounts ? "--rw" : "--workdir", h->path, (unsigned) h->owner,
+                          (unsigned) p->host_uid);
+          return;
+        }
+    }
+}
+
 static int
 run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
@@ -483,7 +549,7 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
     }
   for (size_t i = 0; i < r.limits.n_degraded; i++)
     sbx_warn (ctx, "degraded: %s", r.limits.degraded[i]);
-  workdir_snapshot_take (r.w.path, &r.before);
+  workdir_snapshot_take (r.w.h.path, &r.before);
 
   r.res.id = r.id;
   r.res.policy = &c.p;
@@ -493,19 +559,20 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   r.res.include_output = c.result && strcmp (c.result, "-") == 0;
   r.res.before = &r.before;
   r.res.after = &r.after;
-  r.res.workdir = r.w.temporary ? NULL : r.w.path;
+  r.res.workdir = r.w.temporary ? NULL : r.w.h.path;
   r.res.landlock_abi = landlock_abi ();
 
   if (execute (&r, err) < 0)
     {
       if (!r.watch.started && !err->exit_hint)
         err->exit_hint = SBX_EXIT_SETUP;
+      explain_idmap_failure (&r, err);
       goto fail_result;
     }
   r.res.started = true;
   r.res.exit_code = r.status;
   collect_numbers (&r);
-  workdir_snapshot_take (r.w.path, &r.after);
+  workdir_snapshot_take (r.w.h.path, &r.after);
   report (&r);
   if (write_result (&r, err) < 0)
     goto out;

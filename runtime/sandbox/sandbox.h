@@ -43,9 +43,12 @@ enum sandbox_network
 
 struct sandbox_mount
 {
-  const char *source; /* host path (absolute after sandbox_policy_finish) */
+  const char *source; /* host path (absolute once resolved; for --rw, the mount source) */
   const char *dest;   /* path in the sandbox */
   bool writable;
+  bool idmap; /* --rw of a path not the sandbox user's: its owner is seen as the sandbox user */
+  uid_t owner;
+  gid_t group;
 };
 
 struct sandbox_policy
@@ -232,14 +235,33 @@ struct workdir_snapshot
   bool truncated; /* more than the walk's bound */
 };
 
-/* Make or check the workdir and decide how the sandbox user owns it. */
-struct workdir
+/* A host path the sandbox writes (the workdir, a --rw bind), resolved once and held
+ * open for the run (sandbox_workdir.c says how the sandbox user comes to own it). */
+struct host_writable
 {
-  char *path;     /* absolute host path */
-  bool temporary; /* made by us: removed after the run */
-  bool idmap;     /* bound with an idmap: owner is seen as the sandbox user */
+  char *path; /* absolute, resolved */
+  int fd;     /* the path itself (O_RDONLY), for the mount and for putting its mode back */
+  bool is_dir;
+  bool idmap; /* bound with an idmap: owner is seen as the sandbox user */
   uid_t owner;
   gid_t group;
+  mode_t mode; /* permission bits when opened */
+};
+/* opt names the option in errors. A fifo, device or the host's / is refused. */
+int host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *given, uid_t host_uid,
+                        struct host_writable *h, struct sbx_error *err);
+/* What the config mounts: the held fd (/proc/self/fd/N, read by this process) when
+ * idmapped, so that a swapped path component cannot redirect it; else the path. */
+char *host_writable_mount_source (const struct host_writable *h);
+/* After the run: the path's mode as it was (the sandbox owned it meanwhile). */
+int host_writable_restore (const char *opt, struct host_writable *h, struct sbx_error *err);
+void host_writable_close (struct host_writable *h);
+
+/* Make or check the workdir. */
+struct workdir
+{
+  struct host_writable h;
+  bool temporary; /* made by us: removed after the run */
 };
 int workdir_prepare (const struct sbx_ctx *ctx, const char *given, uid_t host_uid, gid_t host_gid,
                      struct workdir *w, struct sbx_error *err);

@@ -66,7 +66,6 @@ gen_mount (yajl_gen g, const char *dest, const char *type, const char *source, c
 
 static const char *const ro_bind[] = { "rbind", "ro", "nosuid", "nodev", NULL };
 static const char *const ro_file_bind[] = { "bind", "ro", "nosuid", "nodev", NULL };
-static const char *const rw_bind[] = { "rbind", "rw", "nosuid", "nodev", NULL };
 
 static yajl_gen_status
 gen_ro_bind_if_exists (yajl_gen g, const char *path)
@@ -215,6 +214,33 @@ gen_process (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_li
   return yajl_gen_map_close (g);
 }
 
+/* A bind the sandbox writes: nosuid and nodev, and idmapped when its owner is not the
+   sandbox user (sandbox_workdir.c). An idmapped one is not recursive: a file system
+   mounted below it may not support idmapping, and unmapped it would be writable as is. */
+static yajl_gen_status
+gen_writable_bind (yajl_gen g, const char *dest, const char *source, bool recursive, bool idmap, uid_t owner,
+                   gid_t group, const struct sandbox_run_spec *r)
+{
+  static const char *const opts[] = { "rw", "nosuid", "nodev", "idmap" };
+  yajl_gen_status st;
+  T (yajl_gen_map_open (g));
+  T (gen_key_string (g, "destination", dest));
+  T (gen_key_string (g, "type", "bind"));
+  T (gen_key_string (g, "source", source));
+  T (gen_string (g, "options"));
+  T (yajl_gen_array_open (g));
+  T (gen_string (g, recursive && !idmap ? "rbind" : "bind"));
+  for (size_t i = 0; i < ARRAY_SIZE (opts) - (idmap ? 0 : 1); i++)
+    T (gen_string (g, opts[i]));
+  T (yajl_gen_array_close (g));
+  if (idmap)
+    {
+      T (gen_id_mapping (g, "uidMappings", owner, r->host_uid));
+      T (gen_id_mapping (g, "gidMappings", group, r->host_gid));
+    }
+  return yajl_gen_map_close (g);
+}
+
 static yajl_gen_status
 gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run_spec *r)
 {
@@ -264,31 +290,21 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
   for (size_t i = 0; r->interp && i < r->interp->n_binds; i++)
     T (gen_mount (g, r->interp->binds[i], "bind", r->interp->binds[i], ro_bind));
 
-  /* the workdir; owned by someone else on the host, it is idmapped so that its
-     owner is the sandbox user inside and files written there stay the owner's */
-  T (yajl_gen_map_open (g));
-  T (gen_key_string (g, "destination", SANDBOX_WORKDIR));
-  T (gen_key_string (g, "type", "bind"));
-  T (gen_key_string (g, "source", r->workdir));
-  T (gen_string (g, "options"));
-  T (yajl_gen_array_open (g));
-  T (gen_string (g, "bind"));
-  T (gen_string (g, "rw"));
-  T (gen_string (g, "nosuid"));
-  T (gen_string (g, "nodev"));
-  if (r->workdir_idmap)
-    T (gen_string (g, "idmap"));
-  T (yajl_gen_array_close (g));
-  if (r->workdir_idmap)
-    {
-      T (gen_id_mapping (g, "uidMappings", r->workdir_owner, r->host_uid));
-      T (gen_id_mapping (g, "gidMappings", r->workdir_group, r->host_gid));
-    }
-  T (yajl_gen_map_close (g));
-
+  /* the workdir and --rw binds; owned by someone else on the host, they are idmapped
+     so that the owner is the sandbox user inside and what it writes stays the owner's */
+  T (gen_writable_bind (g, SANDBOX_WORKDIR, r->workdir, false, r->workdir_idmap, r->workdir_owner, r->workdir_group, r));
   for (size_t i = 0; i < p->n_mounts; i++)
-    T (gen_mount (g, p->mounts[i].dest, "bind", p->mounts[i].source,
-                  p->mounts[i].writable ? rw_bind : ro_bind));
+    {
+      const struct sandbox_mount *m = &p->mounts[i];
+      if (m->writable)
+        {
+          T (gen_writable_bind (g, m->dest, m->source, true, m->idmap, m->owner, m->group, r));
+        }
+      else
+        {
+          T (gen_mount (g, m->dest, "bind", m->source, ro_bind));
+        }
+    }
   if (r->script_source)
     T (gen_mount (g, r->script_dest, "bind", r->script_source, ro_file_bind));
   return yajl_gen_array_close (g);

@@ -1,19 +1,30 @@
-/* The sandbox's one writable directory: who owns it, and what a run changed in it.
+/* The sandbox's writable host paths (the workdir, --rw binds): who owns them, and what
+ * a run changed in the workdir.
  *
- * Ownership. Rootless, the sandbox user is the caller outside, so the caller's
- * directory is simply bound. As root the sandbox user is an unprivileged host id (H):
- *   - no --workdir: a fresh directory owned by H, removed after the run;
- *   - a directory owned by H: bound as it is;
- *   - owned by root: handed to H (chown of that directory only). Never idmapped to
- *     root: a file the sandbox made setuid would be a root setuid file on the host;
- *   - owned by another user U: bound through an idmapped mount that shows U as the
- *     sandbox user, so what the sandbox writes stays U's on disk.
+ * Ownership. Rootless, the sandbox user is the caller outside, so the caller's paths
+ * are simply bound. As root the sandbox user is an unprivileged host id (H):
+ *   - no --workdir: a fresh directory made by us for H, removed after the run;
+ *   - a path owned by H: bound as it is;
+ *   - owned by anyone else, root included: bound through an idmapped mount that shows
+ *     the owner as the sandbox user, so what the sandbox writes is the owner's on disk.
+ * Nothing the user named is ever chowned (a chown of --workdir /etc to H handed /etc
+ * to every process of H). What would make such a file a privilege on the host (a
+ * setuid or setgid bit, a file capability, a device node) the sandbox cannot create:
+ * the python seccomp profile refuses those modes and xattrs (config/seccomp/profiles.py)
+ * and the sandbox has no capability. The sandbox owns the path's top directory (through
+ * the mapping, or as the caller), so it may chmod it: its mode is put back after the
+ * run, whoever owns it.
+ *
+ * The path is resolved once and held open; `sbx-oci python` mounts that fd
+ * (/proc/self/fd/N), so a path component swapped for a symlink after the check cannot
+ * redirect the idmapped mount to another directory of the same owner.
  *
  * What changed: a bounded walk before and after the run (no symlink followed). */
 #include "build-config.h"
 #include "runtime/sandbox/sandbox.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,58 +40,112 @@
 #define WALK_MAX_DEPTH 32
 
 int
+host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *given, uid_t host_uid,
+                    struct host_writable *h, struct sbx_error *err)
+{
+  char real[PATH_MAX];
+  struct stat st, root;
+  int fd;
+  memset (h, 0, sizeof *h);
+  h->fd = -1;
+  if (!realpath (given, real))
+    return sbx_error_set (err, errno, "%s %s", opt, given);
+  /* O_RDONLY, not O_PATH: the mode is put back through it after the run. A fifo or
+     device named here is refused before it could block the open. */
+  fd = open (real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0)
+    {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
+      return sbx_error_set (err, e, "%s %s", opt, given);
+    }
+  if (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return sbx_error_set (err, 0, "%s %s: not a directory or a regular file", opt, given);
+    }
+  if (stat ("/", &root) == 0 && st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+    {
+      close (fd);
+      return sbx_error_set (err, 0, "%s: the host's / cannot be written by the sandbox", opt);
+    }
+  h->fd = fd;
+  h->path = xstrdup (real);
+  h->owner = st.st_uid;
+  h->group = st.st_gid;
+  h->mode = st.st_mode & 07777;
+  h->is_dir = S_ISDIR (st.st_mode);
+  h->idmap = ctx->as_root && st.st_uid != host_uid;
+  return 0;
+}
+
+char *
+host_writable_mount_source (const struct host_writable *h)
+{
+  return h->idmap ? xasprintf ("/proc/self/fd/%d", h->fd) : xstrdup (h->path);
+}
+
+int
+host_writable_restore (const char *opt, struct host_writable *h, struct sbx_error *err)
+{
+  struct stat st;
+  if (!h->path || h->fd < 0)
+    return 0;
+  if (fstat (h->fd, &st) < 0)
+    return sbx_error_set (err, errno, "%s %s", opt, h->path);
+  if ((st.st_mode & 07777) != h->mode && fchmod (h->fd, h->mode) < 0)
+    return sbx_error_set (err, errno, "%s %s: put its mode back to %04o", opt, h->path, (unsigned) h->mode);
+  return 0;
+}
+
+void
+host_writable_close (struct host_writable *h)
+{
+  if (h->path && h->fd >= 0) /* (a zeroed one was never opened: its fd 0 is not ours) */
+    close (h->fd);
+  free (h->path);
+  memset (h, 0, sizeof *h);
+  h->fd = -1;
+}
+
+int
 workdir_prepare (const struct sbx_ctx *ctx, const char *given, uid_t host_uid, gid_t host_gid, struct workdir *w,
                  struct sbx_error *err)
 {
-  char real[PATH_MAX];
-  struct stat st;
-  _cleanup_close_ int fd = -1;
   memset (w, 0, sizeof *w);
+  w->h.fd = -1;
   if (!given)
     {
+      /* Ours: made here, so handing it to H changes nothing of the user's. */
       const char *tmp = getenv ("TMPDIR");
       _cleanup_free_ char *tmpl = xasprintf ("%s/sbx-python-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
       if (!mkdtemp (tmpl))
         return sbx_error_set (err, errno, "make a workdir %s", tmpl);
-      w->path = xstrdup (tmpl);
+      w->h.path = xstrdup (tmpl);
       w->temporary = true;
-      fd = open (w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0 || (ctx->as_root && fchown (fd, host_uid, host_gid) < 0))
-        return sbx_error_set (err, errno, "chown the workdir %s", w->path);
+      w->h.fd = open (w->h.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (w->h.fd < 0 || (ctx->as_root && fchown (w->h.fd, host_uid, host_gid) < 0))
+        return sbx_error_set (err, errno, "chown the workdir %s", w->h.path);
+      w->h.owner = host_uid;
+      w->h.group = host_gid;
       return 0;
     }
-  if (!realpath (given, real))
-    return sbx_error_set (err, errno, "--workdir %s", given);
-  if (strcmp (real, "/") == 0)
-    return sbx_error_set (err, 0, "--workdir: the host's / cannot be the workdir");
-  /* Acted on through one fd that is the directory, not a symlink swapped in since
-     realpath: root's chown must land on what the caller named. */
-  fd = open (real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, &st) < 0)
-    return sbx_error_set (err, errno, "--workdir %s", given);
-  w->path = xstrdup (real);
-  w->owner = st.st_uid;
-  w->group = st.st_gid;
-  if (!ctx->as_root || st.st_uid == host_uid)
-    return 0;
-  if (st.st_uid == 0)
-    {
-      if (fchown (fd, host_uid, host_gid) < 0)
-        return sbx_error_set (err, errno, "--workdir %s: hand it to the sandbox user (uid %u)", given,
-                              (unsigned) host_uid);
-      return 0;
-    }
-  w->idmap = true;
+  if (host_writable_open (ctx, "--workdir", given, host_uid, &w->h, err) < 0)
+    return -1;
+  if (!w->h.is_dir)
+    return sbx_error_set (err, ENOTDIR, "--workdir %s", given);
   return 0;
 }
 
 void
 workdir_finish (struct workdir *w)
 {
-  if (w->temporary && w->path)
-    fs_remove_tree (AT_FDCWD, w->path);
-  free (w->path);
+  if (w->temporary && w->h.path)
+    fs_remove_tree (AT_FDCWD, w->h.path);
+  host_writable_close (&w->h);
   memset (w, 0, sizeof *w);
+  w->h.fd = -1;
 }
 
 /* ------------------------------------------------------------- snapshot */

@@ -1,0 +1,116 @@
+# Helpers of the `sbx-oci python` suites (sandbox.bats, sandbox-host.bats): one run
+# with the test's state root and its result, assertions on what it printed and
+# reported, and the same as an unprivileged user.
+
+PYTHON=/usr/bin/python3
+HOST_ID=101000 # the sandbox user on the host, as root (the default --host-id)
+
+# py [OPTIONS] (-c CODE | ...) [ARGS]: one `sbx-oci python` run with this test's state
+# root, a fresh container id ($PY_ID, so that teardown sees its cgroups) and the result
+# in $RESULT; sets $status, $stdout, $stderr (stdin: $PY_STDIN, default /dev/null).
+# A hang fails the test (status 124) instead of blocking the suite.
+py() {
+	PY_ID=$(new_id)
+	RESULT=$BATS_TEST_TMPDIR/result.json
+	rm -f "$RESULT"
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
+}
+
+py_exec() {
+	local out=$BATS_TEST_TMPDIR/py.stdout err=$BATS_TEST_TMPDIR/py.stderr
+	set +e
+	timeout -k 5 60 "$@" <"${PY_STDIN:-/dev/null}" >"$out" 2>"$err"
+	status=$?
+	set -e
+	stdout=$(cat "$out")
+	stderr=$(cat "$err")
+}
+
+# The command given fails (bash's `! cmd` does not fail a bats test).
+refute() {
+	if "$@"; then
+		echo "unexpectedly succeeded: $*" >&2
+		return 1
+	fi
+}
+
+# has TEXT NEEDLE / lacks TEXT NEEDLE: TEXT contains NEEDLE or not (says what it was).
+has() {
+	[[ "$1" == *"$2"* ]] && return 0
+	printf 'expected to find "%s" in:\n%s\n' "$2" "$1" >&2
+	return 1
+}
+lacks() {
+	[[ "$1" != *"$2"* ]] && return 0
+	printf 'did not expect "%s" in:\n%s\n' "$2" "$1" >&2
+	return 1
+}
+
+# The run exited with status $1 (default 0); says what it printed otherwise.
+expect_status() {
+	local want=${1:-0}
+	[ "$status" -eq "$want" ] && return 0
+	printf 'expected status %s, got %s\n--- stdout:\n%s\n--- stderr:\n%s\n' "$want" "$status" "$stdout" "$stderr" >&2
+	return 1
+}
+
+# Stdout is exactly $1.
+expect_stdout() {
+	[ "$stdout" = "$1" ] && return 0
+	printf 'expected stdout:\n%s\n--- got:\n%s\n--- stderr:\n%s\n' "$1" "$stdout" "$stderr" >&2
+	return 1
+}
+
+# result_is [JQ-OPTIONS...] FILTER: the result JSON satisfies the jq filter.
+result_is() {
+	local filter=${*: -1}
+	jq -e "${@:1:$#-1}" "$filter" "$RESULT" >/dev/null && return 0
+	echo "result does not satisfy: $filter" >&2
+	cat "$RESULT" >&2 || echo "(no result file)" >&2
+	return 1
+}
+
+# No process of host uid $1 exists (the sandbox's processes are all gone).
+expect_no_processes_of() {
+	local left
+	left=$(ps -o pid=,stat=,args= -u "$1" || true)
+	[ -z "$left" ] && return 0
+	echo "processes of uid $1 left after the run:" >&2
+	echo "$left" >&2
+	return 1
+}
+
+# ---------------------------------------------------------------- unprivileged user
+# An ordinary user: a dedicated account "sbxtest", a state root and TMPDIR it owns
+# under /tmp ($RL_DIR: the suite's teardown removes it).
+
+RL_USER=sbxtest
+
+rootless_setup() {
+	id -u "$RL_USER" >/dev/null 2>&1 || useradd -M -s /bin/sh "$RL_USER" 2>/dev/null || id -u "$RL_USER" >/dev/null
+	runuser -u "$RL_USER" -- unshare -U true 2>/dev/null || skip "unprivileged user namespaces are not available"
+	RL_UID=$(id -u "$RL_USER")
+	RL_DIR=$(mktemp -d /tmp/sbx-rootless.XXXXXX)
+	chmod 755 "$RL_DIR"
+	mkdir "$RL_DIR/run" "$RL_DIR/tmp" "$RL_DIR/work"
+	chown -R "$RL_USER:" "$RL_DIR"
+	SBX_ROOT=$RL_DIR/state
+	# the user must be able to execute the binary under test
+	RL_SBX=$SBX_OCI
+	if ! runuser -u "$RL_USER" -- test -x "$RL_SBX"; then
+		RL_SBX=$RL_DIR/sbx-oci
+		cp "$SBX_OCI" "$RL_SBX"
+		chmod 755 "$RL_SBX"
+	fi
+	expect_no_processes_of "$RL_UID"
+}
+
+# rl_py: like py, as $RL_USER (no --allow-degraded unless given).
+rl_py() {
+	PY_ID=$(new_id)
+	RESULT=$RL_DIR/result.json
+	rm -f "$RESULT"
+	py_exec runuser -u "$RL_USER" -- env HOME="$RL_DIR" TMPDIR="$RL_DIR/tmp" XDG_RUNTIME_DIR="$RL_DIR/run" \
+		"$RL_SBX" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
+}
+

@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# The host side of `sbx-oci python` (issue 22): the runtime runs as root on behalf of
+# untrusted code, so what the user named (--workdir, --rw) keeps its owner and mode,
+# what the sandbox writes there carries no privilege on the host by any route, and
+# every host-side action on a path the sandbox could have written is checked by
+# planting the link, fifo or huge file from inside. Each check looks at the host.
+
+load helpers
+load helpers/sandbox
+
+eval "helpers_teardown() $(declare -f teardown | tail -n +2)"
+
+setup() {
+	requires root userns python-stack
+	setup_state
+	RL_DIR=
+}
+
+teardown() {
+	local rc=0
+	helpers_teardown || rc=1
+	[ -z "$RL_DIR" ] || rm -rf "$RL_DIR"
+	return $rc
+}
+
+# Every route to a privileged file, tried from inside on /work/f: each line is the
+# route and the errno name it got ("ok" if it went through).
+PRIVILEGE_ROUTES='
+import ctypes, errno, os, stat
+libc = ctypes.CDLL(None, use_errno=True)
+os.chdir("/work")
+open("f", "w").write("x")
+def attempt(name, call):
+    try:
+        r = call()
+        if isinstance(r, int) and r < 0:
+            raise OSError(ctypes.get_errno(), "")
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+def sys(nr, *args):
+    return libc.syscall(nr, *args)
+attempt("chmod-setuid", lambda: os.chmod("f", 0o4755))
+attempt("chmod-setgid", lambda: os.chmod("f", 0o2755))
+fd = os.open("f", os.O_RDONLY)
+attempt("fchmod-setuid", lambda: os.fchmod(fd, 0o4755))
+dfd = os.open(".", os.O_RDONLY)
+attempt("fchmodat-setuid", lambda: os.chmod("f", 0o6755, dir_fd=dfd))
+attempt("fchmodat2-setuid", lambda: sys(452, -100, b"f", 0o4755, 0))
+attempt("open-creat-setuid", lambda: sys(2, b"o", os.O_CREAT | os.O_WRONLY, 0o4755))
+attempt("openat-creat-setgid", lambda: os.open("g", os.O_CREAT | os.O_WRONLY, 0o2755))
+attempt("creat-setuid", lambda: libc.creat(b"c", 0o4755))
+attempt("openat2", lambda: sys(437, -100, b"h", ctypes.c_char_p(bytes(24)), 24))
+attempt("mknod-setuid-file", lambda: os.mknod("n", stat.S_IFREG | 0o4755))
+attempt("mknod-char-device", lambda: os.mknod("null", stat.S_IFCHR | 0o666, os.makedev(1, 3)))
+attempt("mknod-block-device", lambda: os.mknod("sda", stat.S_IFBLK | 0o666, os.makedev(8, 0)))
+attempt("setxattr-capability", lambda: os.setxattr("f", "security.capability",
+        bytes.fromhex("0100000200200000000000000000000000000000")))
+attempt("setxattr-user", lambda: os.setxattr("f", "user.x", b"1"))
+os.mkdir("sub", 0o6777)  # the kernel keeps no set-id bit of mkdir mode; a set-gid parent passes its own
+open("sub/in-setgid-dir", "w").write("x")
+attempt("chmod-plain", lambda: os.chmod("f", 0o640))
+attempt("chmod-workdir-777", lambda: os.chmod("/work", 0o777))
+'
+PRIVILEGE_ROUTES_SEE='chmod-setuid EPERM
+chmod-setgid EPERM
+fchmod-setuid EPERM
+fchmodat-setuid EPERM
+fchmodat2-setuid ENOSYS
+open-creat-setuid EPERM
+openat-creat-setgid EPERM
+creat-setuid EPERM
+openat2 ENOSYS
+mknod-setuid-file EPERM
+mknod-char-device EPERM
+mknod-block-device EPERM
+setxattr-capability EPERM
+setxattr-user EPERM
+chmod-plain ok
+chmod-workdir-777 ok'
+
+# No file under $1 is setuid or setgid, a device, or has a file capability.
+expect_no_privileged_files() {
+	local bad
+	bad=$(find "$1" \( -type f -perm /6000 \) -o -type b -o -type c)
+	[ -z "$bad" ] || { echo "privileged files left: $bad" >&2; return 1; }
+	"$PYTHON" - "$1" <<-'EOF'
+		import os, sys
+		for top, dirs, files in os.walk(sys.argv[1]):
+		    for name in dirs + files:
+		        path = os.path.join(top, name)
+		        if any(x.startswith("security.") for x in os.listxattr(path, follow_symlinks=False)):
+		            sys.exit("security xattr on " + path)
+	EOF
+}
+
+# $1 is owned by $2 (uid:gid) with mode $3 (octal as stat %a prints it).
+expect_owner_mode() {
+	local got
+	got=$(stat -c %u:%g:%a "$1")
+	[ "$got" = "$2:$3" ] || { echo "$1 is $got, expected $2:$3" >&2; return 1; }
+}
+
+@test "sandbox-host: a root-owned --workdir keeps owner and mode; what the sandbox wrote is root's and no route made it privileged" {
+	local w=$BATS_TEST_TMPDIR/rootwork
+	mkdir "$w"
+	chmod 2775 "$w" # set-gid: what is made inside inherits its group, never a set-id bit
+	py --workdir "$w" -c "$PRIVILEGE_ROUTES"
+	expect_status 0
+	expect_stdout "$PRIVILEGE_ROUTES_SEE"
+	expect_owner_mode "$w" 0:0 2775
+	expect_owner_mode "$w/f" 0:0 640
+	[ "$(stat -c %u:%g "$w/sub/in-setgid-dir")" = 0:0 ]
+	expect_no_privileged_files "$w"
+}
+
+@test "sandbox-host: a workdir reached through a symlink: the directory, not the link, keeps owner and mode" {
+	local w=$BATS_TEST_TMPDIR/real link=$BATS_TEST_TMPDIR/link
+	mkdir "$w"
+	chmod 750 "$w"
+	ln -s "$w" "$link"
+	py --workdir "$link" -c "$PRIVILEGE_ROUTES"
+	expect_status 0
+	expect_stdout "$PRIVILEGE_ROUTES_SEE"
+	[ -L "$link" ] && [ "$(readlink "$link")" = "$w" ]
+	expect_owner_mode "$w" 0:0 750
+	expect_no_privileged_files "$w"
+	result_is --arg w "$w" '.workdir == $w'
+}
+
+@test "sandbox-host: a system directory (/srv, in a private mount namespace) as the workdir keeps owner and mode" {
+	local d=$BATS_TEST_TMPDIR/srv out=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	chmod 755 "$d"
+	# /srv is the test's directory only inside this mount namespace; the host's is untouched
+	unshare -m --propagation private bash -c '
+		mount --bind "$1" /srv || exit 99
+		"$2" --root "$3" python --python "$4" --workdir /srv -c "open(\"/work/note\", \"w\").write(\"x\"); import os; os.chmod(\"/work\", 0o777); print(\"wrote\")"
+	' _ "$d" "$SBX_OCI" "$SBX_ROOT" "$PYTHON" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
+	[ "$(cat "$out")" = wrote ]
+	expect_owner_mode "$d" 0:0 755
+	expect_owner_mode "$d/note" 0:0 644
+}
+
+@test "sandbox-host: another user's --workdir: files are written as that user, the directory keeps its mode" {
+	local w=$BATS_TEST_TMPDIR/theirs
+	mkdir "$w"
+	chown 4242:4343 "$w"
+	chmod 700 "$w"
+	py --workdir "$w" -c 'import os; open("/work/n", "w").write("x"); os.chmod("/work", 0o777); print(os.stat("/work/n").st_uid)'
+	expect_status 0
+	expect_stdout 1000
+	expect_owner_mode "$w" 4242:4343 700
+	[ "$(stat -c %u:%g "$w/n")" = 4242:4343 ]
+}
+
+@test "sandbox-host: a root-owned --rw directory is written through an idmap and keeps owner and mode" {
+	local rw=$BATS_TEST_TMPDIR/rw
+	mkdir "$rw"
+	chmod 755 "$rw"
+	py --rw "$rw:/out" -c '
+import os
+open("/out/x", "w").write("x")
+os.chmod("/out", 0o777)
+try:
+    os.chmod("/out/x", 0o4755)
+except PermissionError:
+    print("setuid refused")'
+	expect_status 0
+	expect_stdout "setuid refused"
+	expect_owner_mode "$rw" 0:0 755
+	[ "$(stat -c %u:%g "$rw/x")" = 0:0 ]
+	expect_no_privileged_files "$rw"
+}
+
+@test "sandbox-host: a --workdir on a file system without idmapped mounts is refused and left as it was (no chown)" {
+	local d=$BATS_TEST_TMPDIR/ramfs out=$BATS_TEST_TMPDIR/out rc=0
+	mkdir "$d"
+	unshare -m --propagation private bash -c '
+		mount -t ramfs ramfs "$1" && chmod 755 "$1" || exit 99
+		"$2" --root "$3" python --python "$4" --workdir "$1" -c "print(1)"
+		rc=$?
+		stat -c %u:%g:%a "$1"
+		exit $rc
+	' _ "$d" "$SBX_OCI" "$SBX_ROOT" "$PYTHON" >"$out" 2>&1 || rc=$?
+	[ "$rc" -eq 125 ] || { cat "$out" >&2; return 1; }
+	grep -q '^0:0:755$' "$out"
+	grep -q -- "--workdir $d is owned by uid 0" "$out"
+}
+
+@test "sandbox-host: a fifo or a device as --workdir or --rw is refused at once, naming the option" {
+	local fifo=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$fifo"
+	py --workdir "$fifo" -c 'print(1)'
+	expect_status 125
+	assert_one_line_error "--workdir"
+	py --rw "$fifo:/x" -c 'print(1)'
+	expect_status 125
+	assert_one_line_error "--rw"
+	py --rw /dev/null:/x -c 'print(1)'
+	expect_status 125
+	assert_one_line_error "--rw"
+}
+
+@test "sandbox-host (rootless): the user's own workdir; set-id modes and device nodes are refused there too" {
+	rootless_setup
+	chmod 2775 "$RL_DIR/work"
+	rl_py --allow-degraded --workdir "$RL_DIR/work" -c "$PRIVILEGE_ROUTES"
+	expect_status 0
+	expect_stdout "$PRIVILEGE_ROUTES_SEE"
+	expect_owner_mode "$RL_DIR/work" "$RL_UID:$(id -g "$RL_USER")" 2775
+	expect_no_privileged_files "$RL_DIR/work"
+}
