@@ -211,3 +211,98 @@ except PermissionError:
 	expect_owner_mode "$RL_DIR/work" "$RL_UID:$(id -g "$RL_USER")" 2775
 	expect_no_privileged_files "$RL_DIR/work"
 }
+
+# ---------------------------------------------------------------- --no-subprocess
+
+# Every way of starting a program, then what must keep working; one line each.
+NO_SUBPROCESS_PROBE='
+import ctypes, multiprocessing, os, subprocess, sys, threading
+from concurrent.futures import ThreadPoolExecutor
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, start):
+    try:
+        start()
+        print(name, "started")
+    except PermissionError:
+        print(name, "PermissionError")
+attempt("subprocess.run", lambda: subprocess.run(["/bin/true"]))
+attempt("subprocess.run-interpreter", lambda: subprocess.run([sys.executable, "-c", "pass"]))
+attempt("subprocess.Popen-shell", lambda: subprocess.Popen("true", shell=True).wait())
+attempt("posix_spawn", lambda: os.posix_spawn("/bin/true", ["true"], {}))
+attempt("posix_spawnp", lambda: os.posix_spawnp("true", ["true"], {}))
+def exec_in_child(call):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            call()
+        except PermissionError:
+            os._exit(13)
+        os._exit(0)
+    return os.waitpid(pid, 0)[1] >> 8
+print("os.execv", exec_in_child(lambda: os.execv("/bin/true", ["true"])))
+print("os.execve-interpreter", exec_in_child(lambda: os.execve(sys.executable, [sys.executable], {})))
+def raw_execveat():
+    if libc.syscall(322, -100, b"/bin/true", None, None, 0) < 0:
+        raise OSError(ctypes.get_errno(), "execveat")
+attempt("execveat", lambda: exec_in_child(raw_execveat) == 13 and (_ for _ in ()).throw(PermissionError()))
+print("os.system", os.system("true") != 0)
+print("fork", exec_in_child(lambda: None))
+t = threading.Thread(target=print, args=("thread",)); t.start(); t.join()
+with ThreadPoolExecutor() as ex:
+    print("threadpool", sum(ex.map(abs, range(-8, 0))))
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    print("pool-fork", pool.map(abs, [-1, -2]))
+'
+NO_SUBPROCESS_SEES='subprocess.run PermissionError
+subprocess.run-interpreter PermissionError
+subprocess.Popen-shell PermissionError
+posix_spawn PermissionError
+posix_spawnp PermissionError
+os.execv 13
+os.execve-interpreter 13
+execveat PermissionError
+os.system True
+fork 0
+thread
+threadpool 36
+pool-fork [1, 2]'
+
+@test "sandbox-host: --no-subprocess: every way of starting a program fails with PermissionError; fork, threads and a fork Pool work" {
+	py --no-subprocess -c "$NO_SUBPROCESS_PROBE"
+	expect_status 0
+	expect_stdout "$NO_SUBPROCESS_SEES"
+	result_is '.no_subprocess == true and .exec_refused >= 9'
+	result_is '.exec_refused_paths | index("/bin/true") != null and index("/bin/sh") != null'
+	has "$stderr" "refused (--no-subprocess)"
+	# the supervisor and its socket are gone
+	[ -z "$(find "$SBX_ROOT" -maxdepth 1 -name '.exec-guard-*')" ]
+}
+
+@test "sandbox-host: --no-subprocess with --network none, and a program that never execs: nothing refused" {
+	py --no-subprocess --network none -c 'import os; print(os.fork() and "parent" or os._exit(0))'
+	expect_status 0
+	expect_stdout parent
+	result_is '.no_subprocess == true and .exec_refused == 0 and .exec_refused_paths == []'
+}
+
+@test "sandbox-host: without --no-subprocess programs start (the default) and the result says so" {
+	py -c 'import subprocess; print(subprocess.run(["/bin/echo", "started"], capture_output=True, text=True).stdout.strip())'
+	expect_status 0
+	expect_stdout started
+	result_is '.no_subprocess == false and (has("exec_refused") | not)'
+}
+
+@test "sandbox-host: sbx-oci check --no-subprocess proves it with a canary" {
+	run "$SBX_OCI" --root "$SBX_ROOT" check --no-subprocess
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	has "$output" "canary: no subprocess"
+	[[ "$output" == *"canary: no subprocess"*PASS* ]]
+}
+
+@test "sandbox-host (rootless): --no-subprocess refuses exec and keeps fork" {
+	rootless_setup
+	rl_py --allow-degraded --no-subprocess -c "$NO_SUBPROCESS_PROBE"
+	expect_status 0
+	expect_stdout "$NO_SUBPROCESS_SEES"
+	result_is '.no_subprocess == true and .exec_refused >= 9'
+}

@@ -93,7 +93,7 @@ PYTHON_THREADS = """futex futex_waitv set_robust_list get_robust_list rseq set_t
 tkill kill rt_sigaction rt_sigprocmask rt_sigreturn rt_sigsuspend rt_sigpending rt_sigtimedwait
 rt_sigqueueinfo sigaltstack sched_yield sched_getaffinity sched_setaffinity sched_getparam
 sched_getscheduler getpriority setpriority restart_syscall"""
-PYTHON_PROCESSES = """execve execveat wait4 waitid vfork exit exit_group getpid getppid getpgrp getpgid
+PYTHON_PROCESSES = """wait4 waitid vfork exit exit_group getpid getppid getpgrp getpgid
 setpgid setsid getsid getuid getgid geteuid getegid getresuid getresgid getgroups prlimit64
 getrlimit getrusage times uname sysinfo getrandom arch_prctl prctl capget"""
 PYTHON_TIME = "clock_gettime clock_getres clock_nanosleep nanosleep gettimeofday time alarm setitimer getitimer"
@@ -165,8 +165,15 @@ def modes_without_setid():
             for name, index in MODE_ARGUMENT]
 
 
+# execve and execveat are the profile's last rule, alone: `sbx-oci python
+# --no-subprocess` turns that rule's action into SCMP_ACT_NOTIFY, and its supervisor
+# lets the sandbox's first exec (the interpreter) through and refuses every later one
+# (runtime/sandbox/sandbox_exec_guard.c finds the rule by its text).
+PYTHON_EXEC = ["execve", "execveat"]
+
+
 def python_names():
-    names = set()
+    names = set(PYTHON_EXEC)
     for group in (PYTHON_FILES, PYTHON_MEMORY, PYTHON_THREADS, PYTHON_PROCESSES, PYTHON_TIME, PYTHON_EVENTS,
                   PYTHON_SOCKETS, PYTHON_ADDED):
         names.update(group.split())
@@ -174,7 +181,7 @@ def python_names():
 
 
 def python_profile(families=(AF_UNIX, AF_INET, AF_INET6)):
-    names = python_names() - {name for name, _ in MODE_ARGUMENT} - {"openat2"}
+    names = python_names() - {name for name, _ in MODE_ARGUMENT} - {"openat2"} - set(PYTHON_EXEC)
     rules = [allow(names)]
     rules += modes_without_setid()
     rules += [dict(names=["openat2"], action="SCMP_ACT_ERRNO", errnoRet=ENOSYS)]
@@ -188,6 +195,7 @@ def python_profile(families=(AF_UNIX, AF_INET, AF_INET6)):
     # `sbx-oci python --network none` uses, narrows this to AF_UNIX.
     rules += [allow(["socket"], args=[{"index": 0, "value": af, "op": "SCMP_CMP_EQ"}])
               for af in families]
+    rules += [allow(PYTHON_EXEC)]
     return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, syscalls=rules)
 
 

@@ -34,11 +34,13 @@ enum
 {
   CO_PYTHON = 300,
   CO_ALLOW_DEGRADED,
+  CO_NO_SUBPROCESS,
 };
 
 static const struct cli_opt check_opts[] = {
   { "python", CO_PYTHON, required_argument, "PATH", "the interpreter to check with" },
   { "allow-degraded", CO_ALLOW_DEGRADED, no_argument, NULL, "accept limits enforced per process (rootless)" },
+  { "no-subprocess", CO_NO_SUBPROCESS, no_argument, NULL, "also prove python --no-subprocess with a canary" },
   { NULL },
 };
 
@@ -46,6 +48,7 @@ struct check_cli
 {
   const char *python;
   bool allow_degraded;
+  bool no_subprocess;
   int failed;
 };
 
@@ -58,6 +61,8 @@ check_opt (void *data, int key, const char *arg, struct sbx_error *err)
     c->python = arg;
   else if (key == CO_ALLOW_DEGRADED)
     c->allow_degraded = true;
+  else if (key == CO_NO_SUBPROCESS)
+    c->no_subprocess = true;
   return 0;
 }
 
@@ -313,6 +318,30 @@ check_canaries (struct check_cli *c, struct sbx_ctx *ctx)
     canary_row (c, "canary: processes", v);
     json_free (v);
   }
+  if (c->no_subprocess)
+    {
+      /* every way of starting a program fails, and fork still works */
+      static const char *const opts[] = { "--no-subprocess", NULL };
+      v = canary (ctx, c, opts,
+                  "import os, subprocess, sys\n"
+                  "ran = []\n"
+                  "for name, start in (('subprocess', lambda: subprocess.run(['/bin/true'])),\n"
+                  "                    ('posix_spawn', lambda: os.posix_spawn('/bin/true', ['true'], {})),\n"
+                  "                    ('interpreter', lambda: subprocess.run([sys.executable, '-c', '1']))):\n"
+                  "    try:\n"
+                  "        start(); ran.append(name)\n"
+                  "    except PermissionError:\n"
+                  "        pass\n"
+                  "pid = os.fork()\n"
+                  "if pid == 0:\n"
+                  "    os._exit(0)\n"
+                  "forked = os.waitpid(pid, 0)[1] == 0\n"
+                  "print('FAIL started: %s' % ', '.join(ran) if ran else 'FAIL fork failed' if not forked\n"
+                  "      else 'PASS subprocess, posix_spawn and the interpreter refused; fork works')\n",
+                  NULL);
+      canary_row (c, "canary: no subprocess", v);
+      json_free (v);
+    }
   {
     static const char *const opts[] = { "--memory", "64M", NULL };
     v = canary (ctx, c, opts, "x = bytearray(512 << 20)\nprint('FAIL 512 MiB allocated under 64 MiB')\n", NULL);

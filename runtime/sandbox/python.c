@@ -26,6 +26,7 @@
 #include "runtime/landlock.h"
 #include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/sandbox.h"
+#include "runtime/sandbox/sandbox_exec_guard.h"
 #include "runtime/sandbox/sandbox_output.h"
 #include "runtime/sandbox/sandbox_result.h"
 #include "runtime/statedir.h"
@@ -37,6 +38,7 @@ enum
   PO_MAX_OUTPUT = 300,
   PO_RESULT,
   PO_ID,
+  PO_NO_SUBPROCESS,
 };
 
 #define DEFAULT_MAX_OUTPUT (1u << 20)
@@ -47,6 +49,8 @@ static const struct cli_opt python_opts[] = {
   { "max-output", PO_MAX_OUTPUT, required_argument, "SIZE", "cap of each of stdout and stderr (default 1M)" },
   { "result", PO_RESULT, required_argument, "FILE|-", "write the result as JSON (-: stdout, with the output in it)" },
   { "id", PO_ID, required_argument, "ID", "container id (default: generated)" },
+  { "no-subprocess", PO_NO_SUBPROCESS, no_argument, NULL,
+    "the program cannot start programs: every exec after the interpreter's is refused (fork and threads work)" },
   { NULL },
 };
 
@@ -56,6 +60,7 @@ struct python_cli
   uint64_t max_output;
   const char *result;
   const char *id;
+  bool no_subprocess;
 };
 
 static int
@@ -77,6 +82,9 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
       return 0;
     case PO_RESULT:
       c->result = arg;
+      return 0;
+    case PO_NO_SUBPROCESS:
+      c->no_subprocess = true;
       return 0;
     case PO_ID:
       if (statedir_validate_id (arg, err) < 0)
@@ -126,6 +134,7 @@ struct python_run
   struct host_writable *rw; /* the --rw paths, in the order of p->mounts (unused for --ro) */
   size_t n_rw;
   char *workdir_source;
+  struct exec_guard guard; /* --no-subprocess */
   char *bundle, *rootfs, *config, *id;
   size_t config_len;
   char **args;
@@ -162,6 +171,8 @@ python_run_free (struct python_run *r)
     }
   free (r->rw);
   free (r->workdir_source);
+  exec_guard_finish (&r->guard, false);
+  exec_guard_free_paths (&r->guard);
   workdir_finish (&r->w);
   free (r->bundle);
   free (r->rootfs);
@@ -338,6 +349,12 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.caller_env = (const char *const *) environ;
   spec.owner = owner = sandbox_owner_annotation ();
   spec.temp_workdir = r->w.temporary ? r->w.h.path : NULL;
+  if (r->c->no_subprocess)
+    {
+      if (exec_guard_start (&r->guard, r->ctx->root, err) < 0)
+        return -1;
+      spec.exec_listener = r->guard.listener_path;
+    }
   r->config = sandbox_config_json (p, &r->limits, &spec, false, &r->config_len, err);
   return r->config ? 0 : -1;
 }
@@ -407,6 +424,9 @@ report (struct python_run *r)
   if (r->res.cpu_time_exceeded)
     fprintf (stderr, "sbx-oci: python: a process reached --cpu-time (%llu s)\n",
              (unsigned long long) r->c->p.cpu_time);
+  if (r->guard.refused)
+    fprintf (stderr, "sbx-oci: python: %lu exec%s refused (--no-subprocess), the first: %s\n", r->guard.refused,
+             r->guard.refused == 1 ? "" : "s", r->guard.n_paths ? r->guard.paths[0] : "?");
   for (int i = 0; i < 2; i++)
     if (r->streams[i].truncated)
       fprintf (stderr, "sbx-oci: python: %s truncated at %llu bytes (the program wrote %llu)\n", names[i],
@@ -476,6 +496,7 @@ execute (struct python_run *r, struct sbx_error *err)
   if (r->c->p.timeout > 0)
     r->watch.fg.deadline_ns = t0 + (int64_t) (r->c->p.timeout * 1e9);
   ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
+  exec_guard_finish (&r->guard, r->watch.started);
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
      what is still in the pipes is the last of the output. */
   output_drain (r->streams, 2, 200);
@@ -561,6 +582,7 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   r.res.after = &r.after;
   r.res.workdir = r.w.temporary ? NULL : r.w.h.path;
   r.res.landlock_abi = landlock_abi ();
+  r.res.guard = c.no_subprocess ? &r.guard : NULL;
 
   if (execute (&r, err) < 0)
     {

@@ -197,6 +197,7 @@ struct sandbox_run_spec
   const char *const *caller_env;       /* environ: the allow-listed names are copied */
   const char *owner;        /* sandbox_owner_annotation(), or NULL (a bundle) */
   const char *temp_workdir; /* the workdir if it is ours to remove, or NULL */
+  const char *exec_listener; /* --no-subprocess: the exec supervisor's socket, or NULL */
 };
 
 /* pretty: for a bundle people read; compact for `python` (less to parse and hash). */

@@ -22,6 +22,7 @@
 #include "oci/spec_default.h"
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
+#include "runtime/sandbox/sandbox_exec_guard.h"
 #include "runtime/landlock.h"
 
 /* Copied from the caller's environment when set; PATH, HOME and TMPDIR are the
@@ -437,7 +438,12 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
   GEN (yajl_gen_map_close (g));
   GEN (yajl_gen_map_close (g));
   doc = gen_finish (g, len);
-  if (doc)
+  if (doc && r->exec_listener)
+    {
+      _cleanup_free_ char *guarded = exec_guard_profile (profile, r->exec_listener);
+      out = guarded ? splice_profile (doc, len, seccomp_at, guarded) : NULL;
+    }
+  else if (doc)
     out = splice_profile (doc, len, seccomp_at, profile);
 gen_fail:
   if (!out)

@@ -13,7 +13,9 @@
  *   files               [{path, change: created|modified|deleted, type, size}] in the
  *                       workdir; files_truncated when the walk hit its bound
  *   workdir             the host path (null when it was a temporary one)
- *   limits, network, degraded[], landlock_abi */
+ *   limits, network, degraded[], landlock_abi
+ *   no_subprocess       --no-subprocess was given; then exec_refused (how many execs
+ *                       the program tried) and exec_refused_paths (the first 16) */
 #include "build-config.h"
 #include "runtime/sandbox/sandbox_result.h"
 
@@ -211,6 +213,13 @@ sandbox_result_json (const struct sandbox_result *r, size_t *len)
     GEN (gen_string (g, r->limits->degraded[i]));
   GEN (yajl_gen_array_close (g));
   GEN (gen_key_int (g, "landlock_abi", r->landlock_abi));
+  GEN (gen_key_bool (g, "no_subprocess", r->guard != NULL));
+  if (r->guard)
+    {
+      GEN (gen_key_int (g, "exec_refused", (long long) r->guard->refused));
+      GEN (gen_string (g, "exec_refused_paths"));
+      GEN (gen_string_array (g, (const char *const *) r->guard->paths, r->guard->n_paths));
+    }
   GEN (yajl_gen_map_close (g));
   out = gen_finish (g, len);
 gen_fail:

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "runtime/sandbox/sandbox.h"
+#include "runtime/sandbox/sandbox_exec_guard.h"
 #include "runtime/sandbox/sandbox_output.h"
 
 struct sandbox_result
@@ -31,6 +32,7 @@ struct sandbox_result
   const struct sandbox_limits *limits;
   const struct sandbox_policy *policy;
   int landlock_abi;
+  const struct exec_guard *guard; /* --no-subprocess: what it refused; NULL without */
 };
 
 char *sandbox_result_json (const struct sandbox_result *r, size_t *len);
