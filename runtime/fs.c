@@ -351,6 +351,21 @@ struct remove_ctx
   unsigned serial;
 };
 
+
+/* u+rwx on a directory we could not open, through an O_PATH fd of it: fchmodat would
+   follow a symlink put in its place meanwhile. */
+static int
+chmod_own_dir (int parent, const char *name)
+{
+  char self[64];
+  struct stat st;
+  _cleanup_close_ int fd = openat (parent, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISDIR (st.st_mode))
+    return -1;
+  snprintf (self, sizeof self, "/proc/self/fd/%d", fd);
+  return chmod (self, 0700);
+}
+
 static int
 remove_tree_at (struct remove_ctx *rc, int parent, const char *name, int depth)
 {
@@ -371,7 +386,7 @@ remove_tree_at (struct remove_ctx *rc, int parent, const char *name, int depth)
       return 0;
     }
   fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == EACCES && fchmodat (parent, name, 0700, 0) == 0)
+  if (fd < 0 && errno == EACCES && chmod_own_dir (parent, name) == 0)
     fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* a mode-0 dir of our own */
   if (fd < 0)
     return -1;

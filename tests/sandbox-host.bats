@@ -306,3 +306,94 @@ pool-fork [1, 2]'
 	expect_stdout "$NO_SUBPROCESS_SEES"
 	result_is '.no_subprocess == true and .exec_refused >= 9'
 }
+
+# ---------------------------------------------------------------- host-side actions on what the sandbox wrote
+
+@test "sandbox-host: --result FILE in the workdir: a link the sandbox left there is replaced, its target untouched" {
+	local w=$BATS_TEST_TMPDIR/w target=$BATS_TEST_TMPDIR/host-file
+	mkdir "$w"
+	echo precious >"$target"
+	py --workdir "$w" -c "import os; os.symlink('$target', '/work/result.json'); os.mkdir('/work/sub')"
+	expect_status 0
+	# the next run writes its result where the link is
+	RESULT_FILE=$w/result.json
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --python "$PYTHON" --workdir "$w" --result "$RESULT_FILE" -c 'print("second")'
+	expect_status 0
+	[ "$(cat "$target")" = precious ]
+	[ -f "$RESULT_FILE" ] && [ ! -L "$RESULT_FILE" ]
+	jq -e '.exit_code == 0' "$RESULT_FILE" >/dev/null
+	[ -z "$(find "$w" -name '.sbx-result-*')" ]
+}
+
+@test "sandbox-host: --result FILE where the sandbox left a fifo fails at once instead of hanging" {
+	local w=$BATS_TEST_TMPDIR/w
+	mkdir "$w"
+	py --workdir "$w" -c 'import os; os.mkfifo("/work/result.json")'
+	expect_status 0
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --python "$PYTHON" --workdir "$w" --result "$w/result.json" -c 'print(1)'
+	[ "$status" -ne 124 ] # not the test's timeout
+	[ "$status" -ne 0 ]
+	has "$stderr" "--result"
+	[ -p "$w/result.json" ]
+}
+
+@test "sandbox-host: a SCRIPT in the workdir that the sandbox turned into a link to a host file is resolved inside, never bound" {
+	local w=$BATS_TEST_TMPDIR/w secret=$BATS_TEST_TMPDIR/private/secret.py
+	mkdir "$w" "$BATS_TEST_TMPDIR/private"
+	chmod 700 "$BATS_TEST_TMPDIR/private"
+	echo 'print("HOST-SECRET-LINE")' >"$secret"
+	chmod 644 "$secret"
+	py --workdir "$w" -c "import os; os.symlink('$secret', '/work/main.py')"
+	expect_status 0
+	py --workdir "$w" "$w/main.py"
+	[ "$status" -ne 0 ]
+	lacks "$stdout$stderr" HOST-SECRET-LINE
+}
+
+@test "sandbox-host: a SCRIPT that is a link inside a --rw path is refused; a caller's link elsewhere is followed" {
+	local rw=$BATS_TEST_TMPDIR/rw real=$BATS_TEST_TMPDIR/real.py
+	mkdir "$rw"
+	echo 'print("ran")' >"$real"
+	ln -s "$real" "$rw/planted.py"
+	py --rw "$rw:/out" "$rw/planted.py"
+	expect_status 125
+	assert_one_line_error "script"
+	ln -s "$real" "$BATS_TEST_TMPDIR/mine.py"
+	py "$BATS_TEST_TMPDIR/mine.py"
+	expect_status 0
+	expect_stdout ran
+}
+
+@test "sandbox-host: a rewrite that keeps size and puts the mtime back is still reported modified (ctime)" {
+	local w=$BATS_TEST_TMPDIR/w
+	mkdir "$w"
+	echo aaaa >"$w/data"
+	py --workdir "$w" -c '
+import os
+st = os.stat("/work/data")
+open("/work/data", "r+").write("bbbb")
+os.utime("/work/data", ns=(st.st_atime_ns, st.st_mtime_ns))'
+	expect_status 0
+	[ "$(cat "$w/data")" = bbbb ]
+	result_is '[.files[] | select(.path == "data" and .change == "modified")] | length == 1'
+}
+
+@test "sandbox-host: the sweep of killed runs removes no directory an annotation names unless it is a temporary workdir of ours" {
+	local keep=$BATS_TEST_TMPDIR/sbx-python-AbCdEf other=$BATS_TEST_TMPDIR/data/sbx-python-tools id
+	mkdir -p "$keep" "$other" "$BATS_TEST_TMPDIR/data/x"
+	echo keep >"$keep/f"
+	echo keep >"$other/f"
+	setup_bundle
+	# a config that claims to be a killed sandbox run: dead owner, "temporary" workdirs
+	for path in "$keep" "$BATS_TEST_TMPDIR/data/x/../sbx-python-tools" "$other"; do
+		id=$(new_id)
+		update_config --arg w "$path" '.process.terminal = false | .annotations = {"run.sbx-oci.sandbox": "python",
+			"run.sbx-oci.sandbox.owner": "999999 1", "run.sbx-oci.sandbox.workdir": $w}'
+		(cd "$BUNDLE" && "$SBX_OCI" --root "$SBX_ROOT" run -d "$id" </dev/null >/dev/null)
+		wait_stopped "$id"
+	done
+	py -c 'print("swept")'
+	expect_stdout swept
+	[ "$(cat "$keep/f")" = keep ]   # root's: not one of ours
+	[ "$(cat "$other/f")" = keep ]  # a .. component, and a name that is not sbx-python-XXXXXX
+}

@@ -135,6 +135,8 @@ struct python_run
   size_t n_rw;
   char *workdir_source;
   struct exec_guard guard; /* --no-subprocess */
+  int result_dirfd;        /* --result FILE's directory, opened before the run */
+  char *result_name;
   char *bundle, *rootfs, *config, *id;
   size_t config_len;
   char **args;
@@ -173,6 +175,9 @@ python_run_free (struct python_run *r)
   free (r->workdir_source);
   exec_guard_finish (&r->guard, false);
   exec_guard_free_paths (&r->guard);
+  if (r->result_dirfd >= 0)
+    close (r->result_dirfd);
+  free (r->result_name);
   workdir_finish (&r->w);
   free (r->bundle);
   free (r->rootfs);
@@ -239,28 +244,44 @@ program_args (struct python_run *r, const char *python, int argc, char **argv, s
   else
     {
       /* SCRIPT: inside the workdir it is run from there (its siblings importable);
-         elsewhere it is bound read-only at /sbx/NAME. */
-      char real[PATH_MAX];
-      const char *base;
+         elsewhere it is bound read-only at /sbx/NAME. Its directory is resolved on
+         the host, its name only where no sandbox could have left a link in its place:
+         in the workdir the sandbox resolves it (as the sandbox user, in its own view),
+         in a --rw path a link is refused. */
+      char resolved[PATH_MAX], dir_real[PATH_MAX];
+      _cleanup_free_ char *real = NULL;
+      const char *slash = strrchr (argv[i], '/'), *base = slash ? slash + 1 : argv[i];
+      _cleanup_free_ char *dir = slash ? (slash == argv[i] ? xstrdup ("/") : strndup (argv[i], (size_t) (slash - argv[i])))
+                                       : xstrdup (".");
+      _cleanup_close_ int fd = -1;
       struct stat st;
-      if (!realpath (argv[i], real) || stat (real, &st) < 0)
-        return sbx_error_set (err, errno, "python: script %s", argv[i]);
-      if (!S_ISREG (st.st_mode))
-        return sbx_error_set (err, 0, "python: script %s is not a regular file", argv[i]);
+      bool sandbox_writes = false;
+      if (!*base || strcmp (base, ".") == 0 || strcmp (base, "..") == 0 || !realpath (dir, dir_real))
+        return sbx_error_set (err, *base ? errno : EISDIR, "python: script %s", argv[i]);
+      real = xasprintf ("%s%s%s", dir_real, strcmp (dir_real, "/") ? "/" : "", base);
       if (path_is_under (real, r->w.h.path))
         {
           _cleanup_free_ char *inside = xasprintf (SANDBOX_WORKDIR "%s", real + strlen (r->w.h.path));
           add_arg (r, inside);
+          i++;
+          goto rest;
         }
-      else
-        {
-          base = strrchr (real, '/') + 1;
-          r->script_source = xstrdup (real);
-          r->script_dest = xasprintf ("/sbx/%s", base);
-          add_arg (r, r->script_dest);
-        }
+      for (size_t k = 0; k < r->n_rw; k++)
+        sandbox_writes |= path_is_under (real, r->rw[k].path);
+      fd = open (real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (sandbox_writes ? O_NOFOLLOW : 0));
+      if (fd < 0 || fstat (fd, &st) < 0)
+        return sbx_error_set (err, errno, "python: script %s", argv[i]);
+      if (!S_ISREG (st.st_mode))
+        return sbx_error_set (err, 0, "python: script %s is not a regular file", argv[i]);
+      if (!realpath (real, resolved))
+        return sbx_error_set (err, errno, "python: script %s", argv[i]);
+      base = strrchr (resolved, '/') + 1;
+      r->script_source = xstrdup (resolved);
+      r->script_dest = xasprintf ("/sbx/%s", base);
+      add_arg (r, r->script_dest);
       i++;
     }
+rest:
   for (; i < argc; i++)
     add_arg (r, argv[i]);
   return 0;
@@ -433,6 +454,61 @@ report (struct python_run *r)
                (unsigned long long) r->streams[i].cap, (unsigned long long) r->streams[i].total);
 }
 
+/* --result FILE may be in a directory the sandbox wrote (the workdir, a --rw path):
+   its directory is opened before the run, and FILE is then replaced by a new file
+   made there (O_EXCL, a random name, renamed over it), so that a link or hard link
+   the sandbox left at FILE is replaced, never opened. A fifo or device there is
+   written to as it is (a caller's /dev/null, a fifo someone reads), without creating
+   or blocking: one the sandbox left has no reader, and the write fails at once. */
+static int
+result_file_open_dir (struct python_run *r, struct sbx_error *err)
+{
+  const char *f = r->c->result, *slash = strrchr (f, '/');
+  _cleanup_free_ char *dir = slash ? (slash == f ? xstrdup ("/") : strndup (f, (size_t) (slash - f))) : xstrdup (".");
+  r->result_name = xstrdup (slash ? slash + 1 : f);
+  if (!*r->result_name)
+    return cli_usage_error (err, "--result %s: not a file name", f);
+  r->result_dirfd = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (r->result_dirfd < 0)
+    return sbx_error_set (err, errno, "--result %s", f);
+  return 0;
+}
+
+static int
+result_file_write (struct python_run *r, const char *json, size_t len, struct sbx_error *err)
+{
+  struct stat st;
+  char tmp[64] = "";
+  _cleanup_close_ int fd = -1;
+  if (r->result_dirfd < 0)
+    return sbx_error_set (err, 0, "--result %s: its directory was not opened", r->c->result);
+  if (fstatat (r->result_dirfd, r->result_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG (st.st_mode)
+      && !S_ISLNK (st.st_mode))
+    {
+      fd = openat (r->result_dirfd, r->result_name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+      if (fd < 0 || write (fd, json, len) != (ssize_t) len || write (fd, "\n", 1) != 1)
+        return sbx_error_set (err, errno, "--result %s", r->c->result);
+      return 0;
+    }
+  for (int tries = 0; fd < 0 && tries < 8; tries++)
+    {
+      _cleanup_free_ char *id = statedir_generate_id (".sbx-result-");
+      snprintf (tmp, sizeof tmp, "%s", id);
+      fd = openat (r->result_dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd < 0 && errno != EEXIST)
+        break;
+    }
+  if (fd < 0 || write (fd, json, len) != (ssize_t) len || write (fd, "\n", 1) != 1
+      || renameat (r->result_dirfd, tmp, r->result_dirfd, r->result_name) < 0)
+    {
+      int e = errno;
+      if (fd >= 0)
+        (void) unlinkat (r->result_dirfd, tmp, 0);
+      return sbx_error_set (err, e, "--result %s", r->c->result);
+    }
+  return 0;
+}
+
 static int
 write_result (struct python_run *r, struct sbx_error *err)
 {
@@ -450,12 +526,7 @@ write_result (struct python_run *r, struct sbx_error *err)
       fflush (stdout);
       return 0;
     }
-  {
-    _cleanup_close_ int fd = open (r->c->result, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 || write (fd, json, len) != (ssize_t) len || write (fd, "\n", 1) != 1)
-      return sbx_error_set (err, errno, "--result %s", r->c->result);
-  }
-  return 0;
+  return result_file_write (r, json, len, err);
 }
 
 static int
@@ -537,7 +608,7 @@ static int
 run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
   struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
-  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1 };
+  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1 };
   int split = program_start (argc, argv), first, ret = -1;
   bool reads_stdin;
 
@@ -561,6 +632,8 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
                         || (strcmp (argv[split], "--") == 0 && split + 1 < argc && strcmp (argv[split + 1], "-") == 0)));
   if (check_program_part (argc - split, argv + split, err) < 0)
     goto out;
+  if (c.result && strcmp (c.result, "-") != 0 && result_file_open_dir (&r, err) < 0)
+    goto out;
   sandbox_sweep_orphans (ctx);
   if (prepare (&r, argc - split, argv + split, err) < 0 || open_streams (&r, reads_stdin, err) < 0)
     {
@@ -570,7 +643,7 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
     }
   for (size_t i = 0; i < r.limits.n_degraded; i++)
     sbx_warn (ctx, "degraded: %s", r.limits.degraded[i]);
-  workdir_snapshot_take (r.w.h.path, &r.before);
+  workdir_snapshot_take (r.w.h.fd, &r.before);
 
   r.res.id = r.id;
   r.res.policy = &c.p;
@@ -594,7 +667,7 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   r.res.started = true;
   r.res.exit_code = r.status;
   collect_numbers (&r);
-  workdir_snapshot_take (r.w.h.path, &r.after);
+  workdir_snapshot_take (r.w.h.fd, &r.after);
   report (&r);
   if (write_result (&r, err) < 0)
     goto out;

@@ -224,7 +224,7 @@ struct workdir_entry
 {
   char *path; /* relative */
   uint64_t size;
-  int64_t mtime_ns;
+  int64_t mtime_ns, ctime_ns;
   ino_t ino;
   mode_t mode;
 };
@@ -234,6 +234,7 @@ struct workdir_snapshot
   struct workdir_entry *e;
   size_t n;
   bool truncated; /* more than the walk's bound */
+  size_t path_bytes;
 };
 
 /* A host path the sandbox writes (the workdir, a --rw bind), resolved once and held
@@ -267,7 +268,7 @@ struct workdir
 int workdir_prepare (const struct sbx_ctx *ctx, const char *given, uid_t host_uid, gid_t host_gid,
                      struct workdir *w, struct sbx_error *err);
 void workdir_finish (struct workdir *w); /* removes a temporary one */
-int workdir_snapshot_take (const char *dir, struct workdir_snapshot *s);
+int workdir_snapshot_take (int dirfd, struct workdir_snapshot *s);
 void workdir_snapshot_free (struct workdir_snapshot *s);
 /* Calls fn for each entry created, deleted or modified (files; directories only when
  * created or deleted), in path order. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oci/state.h"
@@ -44,6 +45,29 @@ owner_alive (const char *owner)
   if (!owner || sscanf (owner, "%d %llu", &pid, &start) != 2 || pid <= 0)
     return true; /* unknown: leave it alone */
   return proc_start_time (pid) == start;
+}
+
+/* The annotation is copied from a config, which whoever runs `sbx-oci create` on this
+   state root writes: only what `sbx-oci python` makes is removed on its word, an
+   absolute path without . or .. components whose last one is sbx-python-XXXXXX, a
+   directory (not a link) that root does not own (as root, ours are the sandbox
+   user's). */
+static bool
+temp_workdir_plausible (const struct sbx_ctx *ctx, const char *path)
+{
+  const char *base = strrchr (path, '/');
+  struct stat st;
+  if (path[0] != '/' || !base || strstr (path, "/./") || strstr (path, "/../") || strstr (path, "//"))
+    return false;
+  base++;
+  if (strncmp (base, "sbx-python-", 11) != 0 || strlen (base) != 17)
+    return false;
+  for (const char *p = base + 11; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+      return false;
+  if (lstat (path, &st) < 0 || !S_ISDIR (st.st_mode))
+    return false;
+  return !ctx->as_root || st.st_uid != 0;
 }
 
 /* An orphan's temporary workdir ("" if it had none), or NULL if id is no orphan. */
@@ -101,7 +125,7 @@ sandbox_sweep_orphans (struct sbx_ctx *ctx)
         continue;
       if (container_delete (ctx, de->d_name, true, &e) < 0)
         sbx_error_clear (&e);
-      else if (workdir[0] == '/' && strstr (workdir, "/sbx-python-"))
+      else if (temp_workdir_plausible (ctx, workdir))
         fs_remove_tree (AT_FDCWD, workdir);
     }
   closedir (d);

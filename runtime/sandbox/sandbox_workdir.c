@@ -15,9 +15,9 @@
  * the mapping, or as the caller), so it may chmod it: its mode is put back after the
  * run, whoever owns it.
  *
- * The path is resolved once and held open; `sbx-oci python` mounts that fd
- * (/proc/self/fd/N), so a path component swapped for a symlink after the check cannot
- * redirect the idmapped mount to another directory of the same owner.
+ * The path is resolved once and held open; `sbx-oci python` walks that fd, and mounts
+ * it (/proc/self/fd/N) when idmapped, so a path component swapped for a symlink after
+ * the check (by another run that can write the parent) cannot redirect either.
  *
  * What changed: a bounded walk before and after the run (no symlink followed). */
 #include "build-config.h"
@@ -38,6 +38,7 @@
 
 #define WALK_MAX_ENTRIES 10000
 #define WALK_MAX_DEPTH 32
+#define WALK_MAX_PATH_BYTES (4u << 20) /* the names kept, and so the result's size */
 
 int
 host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *given, uid_t host_uid,
@@ -83,6 +84,9 @@ host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *give
 char *
 host_writable_mount_source (const struct host_writable *h)
 {
+  /* An idmapped tree is made by this process (runtime/idmap.c), which holds the fd. A
+     plain bind is opened by the container's init, whose fd numbers are its own: the
+     path, which gives the sandbox user nothing it could not reach as itself. */
   return h->idmap ? xasprintf ("/proc/self/fd/%d", h->fd) : xstrdup (h->path);
 }
 
@@ -153,17 +157,19 @@ workdir_finish (struct workdir *w)
 static void
 add_entry (struct workdir_snapshot *s, const char *rel, const struct stat *st)
 {
-  if (s->n >= WALK_MAX_ENTRIES)
+  if (s->n >= WALK_MAX_ENTRIES || s->path_bytes + strlen (rel) > WALK_MAX_PATH_BYTES)
     {
       s->truncated = true;
       return;
     }
+  s->path_bytes += strlen (rel);
   if (s->n == 0 || (s->n >= 16 && (s->n & (s->n - 1)) == 0)) /* capacity 16, 32, 64, ... */
     s->e = xrealloc (s->e, (s->n ? s->n * 2 : 16) * sizeof *s->e);
   s->e[s->n++] = (struct workdir_entry) {
     .path = xstrdup (rel),
     .size = (uint64_t) st->st_size,
     .mtime_ns = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+    .ctime_ns = (int64_t) st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
     .ino = st->st_ino,
     .mode = st->st_mode,
   };
@@ -217,9 +223,10 @@ cmp_entry (const void *a, const void *b)
 }
 
 int
-workdir_snapshot_take (const char *dir, struct workdir_snapshot *s)
+workdir_snapshot_take (int dirfd, struct workdir_snapshot *s)
 {
-  _cleanup_close_ int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  /* from the held fd: the path may have been swapped for a link by now */
+  _cleanup_close_ int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   memset (s, 0, sizeof *s);
   if (fd < 0)
     return -1;
@@ -241,7 +248,9 @@ workdir_snapshot_free (struct workdir_snapshot *s)
 static bool
 entry_changed (const struct workdir_entry *a, const struct workdir_entry *b)
 {
-  return a->size != b->size || a->mtime_ns != b->mtime_ns || a->ino != b->ino || a->mode != b->mode;
+  /* ctime too: the sandbox can put an mtime back (utimensat), not a ctime */
+  return a->size != b->size || a->mtime_ns != b->mtime_ns || a->ctime_ns != b->ctime_ns || a->ino != b->ino
+         || a->mode != b->mode;
 }
 
 void
