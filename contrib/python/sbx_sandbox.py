@@ -43,9 +43,10 @@ MAX_FILE_BYTES = 16 << 20
 MAX_TOTAL_BYTES = 64 << 20
 
 # sbx-oci's default --host-id: the host uid/gid of the sandbox user when it runs as
-# root. Input files are handed to it so the code can modify them (sbx-oci chowns only
-# the workdir itself). Should the runtime's default ever differ, a workdir owned by
-# this uid is id-mapped to the sandbox user instead, so this stays correct.
+# root. The client's workdir is its own fresh directory: it and the input files are
+# handed to that uid, and sbx-oci binds them as they are. (A workdir of someone else's
+# sbx-oci never chowns: it binds it id-mapped, so this stays correct should the
+# runtime's default ever differ.)
 SANDBOX_HOST_ID = 101000
 
 # How long past --timeout the client waits for sbx-oci itself before giving up on it.
@@ -193,9 +194,8 @@ def _write_files(workdir: str, plan: Mapping[str, bytes]) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
     if os.geteuid() == 0:
-        # sbx-oci chowns a root-owned workdir to the sandbox user but not what is in
-        # it: without this the code could read its inputs but not modify them, nor
-        # create files in the directories made for them.
+        # Ours, made just now: owned by the sandbox user it is bound as it is, and
+        # the code can modify its inputs and write beside them.
         for dirpath, dirnames, filenames in os.walk(workdir):
             for name in dirnames + filenames:
                 os.lchown(os.path.join(dirpath, name), SANDBOX_HOST_ID, SANDBOX_HOST_ID)
@@ -274,31 +274,23 @@ def _read_back(workdir: str, entries: List[Dict[str, Any]]):
 
 
 def _remove_tree(path: str) -> None:
-    """Remove the workdir even if the code made parts of it unreadable (chmod 000).
+    """Remove the workdir whatever the code left in it: parts made unreadable (chmod
+    000), or a tree deeper than Python's recursion limit (shutil.rmtree recurses in
+    3.11 and raised RecursionError past ~1000 levels).
 
-    shutil.rmtree never follows symlinks; a first failure is answered by opening up
-    the directories' permissions (again without following symlinks) and retrying.
+    shutil.rmtree first; then GNU chmod -R and rm -rf, which walk iteratively and
+    never follow a symlink met inside the tree.
     """
     try:
         shutil.rmtree(path)
         return
     except FileNotFoundError:
         return
-    except OSError:
+    except (OSError, RecursionError):
         pass
-    for dirpath, dirnames, _ in os.walk(path):
-        for d in dirnames:
-            p = os.path.join(dirpath, d)
-            try:
-                if stat.S_ISDIR(os.lstat(p).st_mode):
-                    os.chmod(p, 0o700)
-            except OSError:
-                pass
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
-    shutil.rmtree(path, ignore_errors=True)
+    for argv in (["chmod", "-R", "u+rwx", "--", path], ["rm", "-rf", "--one-file-system", "--", path]):
+        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False)
 
 
 # ------------------------------------------------------------------ running
@@ -366,7 +358,9 @@ def _parse_result(out: bytes, err: str, returncode: int) -> Dict[str, Any]:
     raw = None
     if text:
         try:
-            raw = json.loads(text.splitlines()[-1])
+            # "\n" only: str.splitlines also splits at U+2028 and U+0085, which
+            # the JSON may carry unescaped in a file name or the output
+            raw = json.loads(text.split("\n")[-1])
         except ValueError:
             raw = None
     if not isinstance(raw, dict):
