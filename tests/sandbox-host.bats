@@ -397,3 +397,37 @@ os.utime("/work/data", ns=(st.st_atime_ns, st.st_mtime_ns))'
 	[ "$(cat "$keep/f")" = keep ]   # root's: not one of ours
 	[ "$(cat "$other/f")" = keep ]  # a .. component, and a name that is not sbx-python-XXXXXX
 }
+
+# ---------------------------------------------------------------- nothing of one run in the next
+
+@test "sandbox-host: a script's name, and --ro/--rw destinations, are seen by no later run" {
+	local dir=$BATS_TEST_TMPDIR/scripts data=$BATS_TEST_TMPDIR/data
+	mkdir "$dir" "$data"
+	echo 'print("first")' >"$dir/tenant-a-secret-task.py"
+	py "$dir/tenant-a-secret-task.py"
+	expect_stdout first
+	py --ro "$data:/opt/tenant-a-dataset" -c 'import os; print(os.path.isdir("/opt/tenant-a-dataset"))'
+	expect_stdout True
+	# a later run of anyone: no trace of either name anywhere in its root
+	py -c '
+import os
+seen = []
+for top in ("/", "/sbx", "/opt", "/etc", "/work", "/tmp"):
+    try:
+        seen += os.listdir(top)
+    except OSError:
+        pass
+print([n for n in seen if "tenant-a" in n])
+print(os.path.exists("/opt/tenant-a-dataset"))'
+	expect_status 0
+	expect_stdout "[]
+False"
+	# nor on the host: the script's name nowhere, the destination only in the variant
+	# skeleton of runs that ask for it (KEY-HASH), not in the shared one (KEY)
+	[ -z "$(find "$SBX_ROOT/@python" -name 'tenant-a-secret-task.py')" ]
+	local base
+	base=$(find "$SBX_ROOT/@python" -mindepth 1 -maxdepth 1 -type d ! -name '*-*')
+	[ -n "$base" ]
+	[ -z "$(find $base -name '*tenant-a*')" ]
+	[ -n "$(find "$SBX_ROOT/@python" -path '*-*/rootfs/opt/tenant-a-dataset')" ]
+}

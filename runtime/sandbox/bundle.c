@@ -179,7 +179,7 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   if (!c.p.rootfs)
     {
       _cleanup_free_ char *rootfs = xasprintf ("%s/rootfs", dir);
-      if (sandbox_skeleton_add_mount_points (rootfs, &c.p, NULL, err) < 0)
+      if (sandbox_skeleton_add_mount_points (rootfs, &c.p, err) < 0)
         goto out;
     }
   args = xmalloc0 ((size_t) (argc - first + 2) * sizeof *args);

@@ -339,7 +339,7 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   else
     {
       python = p->python ? xstrdup (p->python) : sandbox_default_python (err);
-      if (!python || sandbox_skeleton_ensure (cache, python, &r->bundle, &r->interp, err) < 0)
+      if (!python || sandbox_skeleton_ensure (cache, python, p, &r->bundle, &r->interp, err) < 0)
         return -1;
       r->rootfs = xasprintf ("%s/rootfs", r->bundle);
       exe = r->interp.executable;
@@ -347,8 +347,8 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   if (workdir_prepare (r->ctx, p->workdir, host_uid, host_gid, &r->w, err) < 0
       || program_args (r, exe, argc, argv, err) < 0)
     return -1;
-  if ((p->rootfs && sandbox_image_add_mount_points (r->rootfs, err) < 0)
-      || sandbox_skeleton_add_mount_points (r->rootfs, p, r->script_dest, err) < 0)
+  if (p->rootfs
+      && (sandbox_image_add_mount_points (r->rootfs, err) < 0 || sandbox_skeleton_add_mount_points (r->rootfs, p, err) < 0))
     return -1;
   r->id = r->c->id ? xstrdup (r->c->id) : statedir_generate_id ("py-");
   if (statedir_validate_id (r->id, err) < 0)

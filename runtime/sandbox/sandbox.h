@@ -144,15 +144,15 @@ void sandbox_interp_free (struct sandbox_interp *in);
 /* ---------------------------------------------------------------- rootfs */
 
 /* The cached skeleton for this interpreter: CACHE/<key>/rootfs, built once (atomically:
- * parallel first runs race to a rename). *bundle is CACHE/<key>. */
-int sandbox_skeleton_ensure (const char *cache, const char *python, char **bundle, struct sandbox_interp *in,
-                             struct sbx_error *err);
+ * parallel first runs race to a rename). *bundle is CACHE/<key>. With --ro/--rw
+ * destinations it is a variant, CACHE/<key>-<hash of them>, with their mount points. */
+int sandbox_skeleton_ensure (const char *cache, const char *python, const struct sandbox_policy *p, char **bundle,
+                             struct sandbox_interp *in, struct sbx_error *err);
 /* A skeleton written into DIR (for `bundle`): DIR/rootfs. */
 int sandbox_skeleton_build (const char *dir, const struct sandbox_interp *in, struct sbx_error *err);
-/* The mount points of the policy's --ro/--rw binds and of a SCRIPT in a skeleton: the
- * sandbox's setup cannot create them in the root-owned skeleton. */
-int sandbox_skeleton_add_mount_points (const char *rootfs, const struct sandbox_policy *p, const char *script_dest,
-                                       struct sbx_error *err);
+/* The mount points of the policy's --ro/--rw binds in a rootfs of a bundle or an image
+ * (--rootfs): the sandbox's setup cannot create them in a root-owned tree. */
+int sandbox_skeleton_add_mount_points (const char *rootfs, const struct sandbox_policy *p, struct sbx_error *err);
 /* --rootfs: the sandbox's own mount points (/proc, /dev, /tmp, /work, /sbx) in
  * the image, made as the caller for the same reason. */
 int sandbox_image_add_mount_points (const char *rootfs, struct sbx_error *err);

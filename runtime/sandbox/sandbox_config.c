@@ -307,7 +307,14 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
         }
     }
   if (r->script_source)
-    T (gen_mount (g, r->script_dest, "bind", r->script_source, ro_file_bind));
+    {
+      /* in a tmpfs of this run's: its mount point, the script's name, is in no
+         skeleton a later run sees */
+      static const char *const sbx_opts[] = { "nosuid", "nodev", "noexec", "mode=555", "size=64k", "nr_inodes=16",
+                                              "uid=1000", "gid=1000", NULL };
+      T (gen_mount (g, "/sbx", "tmpfs", "tmpfs", sbx_opts));
+      T (gen_mount (g, r->script_dest, "bind", r->script_source, ro_file_bind));
+    }
   return yajl_gen_array_close (g);
 }
 

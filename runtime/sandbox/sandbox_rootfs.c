@@ -24,7 +24,7 @@
 #include "runtime/fs.h"
 
 /* Bumped whenever the skeleton's shape changes, so old caches are not reused. */
-#define SKELETON_FORMAT "sbx-python-skeleton-4" /* 4: etc/services, etc/protocols */
+#define SKELETON_FORMAT "sbx-python-skeleton-5" /* 4: etc/services, etc/protocols; 5: no run's mount points */
 #define INTERP_FILE "interp"
 
 /* Top-level entries that are symlinks into /usr on a merged-/usr host (copied as
@@ -209,17 +209,71 @@ read_interp (const char *dir, struct sandbox_interp *in, struct sbx_error *err)
   return sandbox_interp_parse (buf, in, err);
 }
 
+static bool made_at_run_time (const char *dest);
+
+/* The mount points a policy needs in the skeleton ("d/x" for a directory, "f/x" for a
+   file, one per line, NULL if none): their names make the skeleton's variant. */
+static char *
+policy_mount_points (const struct sandbox_policy *p, struct sbx_error *err)
+{
+  char *list = NULL;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      struct stat st;
+      char *more;
+      if (made_at_run_time (p->mounts[i].dest))
+        continue;
+      if (stat (p->mounts[i].source, &st) < 0)
+        {
+          free (list);
+          return sbx_error_set (err, errno, "%s %s", p->mounts[i].writable ? "--rw" : "--ro", p->mounts[i].source),
+                 NULL;
+        }
+      more = xasprintf ("%s%c%s\n", list ? list : "", S_ISDIR (st.st_mode) ? 'd' : 'f', p->mounts[i].dest);
+      free (list);
+      list = more;
+    }
+  return list;
+}
+
+static int
+add_policy_mount_points (const char *rootfs, const char *list, struct sbx_error *err)
+{
+  _cleanup_close_ int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  _cleanup_free_ char *copy = xstrdup (list);
+  if (rootfd < 0)
+    return sbx_error_set (err, errno, "open %s", rootfs);
+  for (char *line = strtok (copy, "\n"); line; line = strtok (NULL, "\n"))
+    if ((line[0] == 'd' ? mkdirs (rootfd, line + 1, err) : mkfile (rootfd, line + 1, err)) < 0)
+      return sbx_error_wrap (err, "mount point %s", line + 1);
+  return 0;
+}
+
 int
-sandbox_skeleton_ensure (const char *cache, const char *python, char **bundle, struct sandbox_interp *in,
-                         struct sbx_error *err)
+sandbox_skeleton_ensure (const char *cache, const char *python, const struct sandbox_policy *p, char **bundle,
+                         struct sandbox_interp *in, struct sbx_error *err)
 {
   _cleanup_free_ char *key = skeleton_key (python, err), *dir = NULL, *tmp = NULL, *text = NULL;
+  _cleanup_free_ char *points = NULL;
   unsigned char r[6] = { 0 };
   _cleanup_close_ int cfd = -1;
   struct sbx_error ignored = { 0 };
   if (!key)
     return -1;
-  dir = xasprintf ("%s/%s", cache, key);
+  /* --ro/--rw destinations need mount points in the skeleton, which is shared: a run
+     with some gets its own variant, named by them, so that no run sees the names of
+     another's (a skeleton only ever holds what every run using it asked for). */
+  if (!(points = policy_mount_points (p, err)) && err->msg)
+    return -1;
+  if (points)
+    {
+      char hex[65];
+      sha256_hex (points, strlen (points), hex);
+      hex[16] = '\0';
+      dir = xasprintf ("%s/%s-%s", cache, key, hex);
+    }
+  else
+    dir = xasprintf ("%s/%s", cache, key);
   if (read_interp (dir, in, &ignored) == 0)
     {
       *bundle = xstrdup (dir);
@@ -241,6 +295,12 @@ sandbox_skeleton_ensure (const char *cache, const char *python, char **bundle, s
   text = sandbox_interp_serialize (in);
   if (sandbox_skeleton_build (tmp, in, err) < 0)
     goto fail;
+  if (points)
+    {
+      _cleanup_free_ char *rootfs = xasprintf ("%s/rootfs", tmp);
+      if (add_policy_mount_points (rootfs, points, err) < 0)
+        goto fail;
+    }
   {
     _cleanup_close_ int tfd = open (tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (tfd < 0 || fs_write_atomic (tfd, INTERP_FILE, text, strlen (text), 0644, err) < 0)
@@ -279,14 +339,15 @@ sandbox_image_add_mount_points (const char *rootfs, struct sbx_error *err)
   return 0;
 }
 
-/* Mount points of the run's own binds (--ro, --rw, a SCRIPT) in the shared skeleton,
- * made by us: the sandbox's setup runs as its unprivileged user, who may not create
- * anything in the root-owned skeleton. Those under /tmp and /work land on a file
- * system the sandbox user owns, and the runtime makes them there. */
+/* Mount points of the run's own binds (--ro, --rw) in the skeleton, made by us: the
+ * sandbox's setup runs as its unprivileged user, who may not create anything in the
+ * root-owned skeleton. Those under /tmp, /work and /sbx (a SCRIPT's, in a tmpfs of
+ * the run's own) land on a file system the sandbox user owns, and the runtime makes
+ * them there. */
 static bool
 made_at_run_time (const char *dest)
 {
-  static const char *const owned[] = { "/tmp", SANDBOX_WORKDIR, "/dev", "/proc", "/sys" };
+  static const char *const owned[] = { "/tmp", SANDBOX_WORKDIR, "/dev", "/proc", "/sys", "/sbx" };
   for (size_t i = 0; i < ARRAY_SIZE (owned); i++)
     if (path_is_under (dest, owned[i]))
       return true;
@@ -294,25 +355,10 @@ made_at_run_time (const char *dest)
 }
 
 int
-sandbox_skeleton_add_mount_points (const char *rootfs, const struct sandbox_policy *p, const char *script_dest,
-                                   struct sbx_error *err)
+sandbox_skeleton_add_mount_points (const char *rootfs, const struct sandbox_policy *p, struct sbx_error *err)
 {
-  _cleanup_close_ int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (rootfd < 0)
-    return sbx_error_set (err, errno, "open %s", rootfs);
-  for (size_t i = 0; i < p->n_mounts; i++)
-    {
-      const char *opt = p->mounts[i].writable ? "--rw" : "--ro";
-      struct stat st;
-      if (made_at_run_time (p->mounts[i].dest))
-        continue;
-      if (stat (p->mounts[i].source, &st) < 0)
-        return sbx_error_set (err, errno, "%s %s", opt, p->mounts[i].source);
-      if ((S_ISDIR (st.st_mode) ? mkdirs (rootfd, p->mounts[i].dest, err) : mkfile (rootfd, p->mounts[i].dest, err))
-          < 0)
-        return sbx_error_wrap (err, "%s %s", opt, p->mounts[i].source);
-    }
-  if (script_dest && mkfile (rootfd, script_dest, err) < 0)
-    return -1;
-  return 0;
+  _cleanup_free_ char *points = policy_mount_points (p, err);
+  if (!points)
+    return err->msg ? -1 : 0;
+  return add_policy_mount_points (rootfs, points, err);
 }
