@@ -17,6 +17,11 @@
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# The stages need root: a user with sudo gets there through it (`make check` as is).
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
+	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_SHARED "$0" "$@"
+fi
 stages=${SBX_STAGES:-bats conformance asan fuzz vm clients}
 failed=()
 summary=()
