@@ -431,3 +431,48 @@ False"
 	[ -z "$(find $base -name '*tenant-a*')" ]
 	[ -n "$(find "$SBX_ROOT/@python" -path '*-*/rootfs/opt/tenant-a-dataset')" ]
 }
+
+# ---------------------------------------------------------------- the same, as an unprivileged user
+
+# rl_run ARGS...: sbx-oci as $RL_USER (rootless_setup), with its state root and TMPDIR.
+rl_run() {
+	py_exec runuser -u "$RL_USER" -- env HOME="$RL_DIR" TMPDIR="$RL_DIR/tmp" XDG_RUNTIME_DIR="$RL_DIR/run" \
+		"$RL_SBX" --root "$SBX_ROOT" python --python "$PYTHON" --allow-degraded "$@"
+}
+
+@test "sandbox-host (rootless): --result in the workdir replaces a planted link, and a planted fifo fails at once" {
+	rootless_setup
+	local w=$RL_DIR/work target=$RL_DIR/precious
+	echo precious >"$target"
+	chown "$RL_USER:" "$target"
+	rl_run --workdir "$w" -c "import os; os.symlink('$target', '/work/result.json'); os.mkfifo('/work/fifo.json')"
+	expect_status 0
+	rl_run --workdir "$w" --result "$w/result.json" -c 'print("second")'
+	expect_status 0
+	[ "$(cat "$target")" = precious ]
+	[ -f "$w/result.json" ] && [ ! -L "$w/result.json" ]
+	jq -e '.exit_code == 0' "$w/result.json" >/dev/null
+	rl_run --workdir "$w" --result "$w/fifo.json" -c 'print(1)'
+	[ "$status" -ne 124 ] && [ "$status" -ne 0 ]
+	has "$stderr" "--result"
+}
+
+@test "sandbox-host (rootless): a planted script link is resolved inside; a script's name is seen by no later run" {
+	rootless_setup
+	local w=$RL_DIR/work
+	mkdir -m 700 "$RL_DIR/private"
+	echo 'print("HOST-SECRET-LINE")' >"$RL_DIR/private/s.py"
+	chown -R "$RL_USER:" "$RL_DIR/private"
+	chmod 700 "$RL_DIR/private"
+	rl_run --workdir "$w" -c "import os; os.symlink('$RL_DIR/private/s.py', '/work/main.py')"
+	expect_status 0
+	rl_run --workdir "$w" "$w/main.py"
+	[ "$status" -ne 0 ]
+	lacks "$stdout$stderr" HOST-SECRET-LINE
+	echo 'print("mine")' >"$RL_DIR/tenant-b-task.py"
+	chown "$RL_USER:" "$RL_DIR/tenant-b-task.py"
+	rl_run "$RL_DIR/tenant-b-task.py"
+	expect_stdout mine
+	rl_run -c 'import os; print(os.listdir("/sbx"))'
+	expect_stdout "[]"
+}
