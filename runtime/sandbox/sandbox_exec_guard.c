@@ -203,9 +203,9 @@ exec_guard_start (struct exec_guard *g, const char *state_root, struct sbx_error
       if (getppid () != parent)
         _exit (1);
       /* nothing of the run's (its pipes, the workdir) stays open here */
-      close_range (3, (unsigned) keep_lo - 1, 0);
-      close_range ((unsigned) keep_lo + 1, (unsigned) keep_hi - 1, 0);
-      close_range ((unsigned) keep_hi + 1, ~0U, 0);
+      syscall (SYS_close_range, 3U, (unsigned) keep_lo - 1, 0U); /* (musl has no wrapper) */
+      syscall (SYS_close_range, (unsigned) keep_lo + 1, (unsigned) keep_hi - 1, 0U);
+      syscall (SYS_close_range, (unsigned) keep_hi + 1, ~0U, 0U);
       supervise (sock, report[1]);
     }
   close (report[1]);
