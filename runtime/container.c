@@ -105,6 +105,7 @@ container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct cr
 static void
 container_free (struct container *c)
 {
+  sync_set_server (-1, NULL, NULL);
   if (c->child.pidfd >= 0)
     close (c->child.pidfd);
   if (c->child.sync_fd >= 0)
@@ -536,6 +537,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
     }
   if (sync_expect (c->child.sync_fd, SYNC_READY, NULL, NULL, err) < 0)
     return -1;
+  sync_set_server (-1, NULL, NULL); /* the mounts are made */
   /* Set up: other commands may act on it from now on (record() says when not). */
   if (c->unacked_start && c->trampoline_fd < 0)
     flock (c->state_fd, LOCK_UN);

@@ -148,6 +148,7 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
     .cg = a->cg,
     .cgroupns = a->ns->cgroupns_new,
     .idmap_fds = a->idmap_fds,
+    .sync_fd = a->ns->userns ? a->sync_fd : -1, /* the parent serves a new user namespace's */
     .special = &a->special,
   };
   rootfd = rootfs_prepare (c, a->rootfs, err);

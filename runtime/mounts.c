@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/sync.h"
 #include "runtime/fs.h"
 #include "runtime/mountapi.h"
 
@@ -282,6 +283,25 @@ plan_has_fs_option (const struct mount_plan *p, const char *prefix)
   return false;
 }
 
+/* A bind source this user namespace may not reach (its mapped root cannot search a
+   host directory on the way): the parent opens it with the host's credentials and
+   sends the tree, detached (spawn.c). */
+static int
+bind_source_from_parent (const struct mounts_env *env, size_t i, bool *is_tree, struct sbx_error *err)
+{
+  uint32_t idx = (uint32_t) i;
+  int fd = -1;
+  size_t n = 1;
+  sbx_error_clear (err);
+  if (sync_send (env->sync_fd, SYNC_BIND_SOURCE, &idx, sizeof idx, err) < 0
+      || sync_expect_fds (env->sync_fd, SYNC_BIND_SOURCE_FD, &fd, &n, err) < 0)
+    return -1;
+  if (n != 1)
+    return sbx_error_set (err, EPROTO, "sync: no tree for the bind source");
+  *is_tree = true;
+  return fd;
+}
+
 int
 mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const struct mounts_env *env_in,
               struct sbx_error *err)
@@ -312,7 +332,9 @@ mounts_apply (const struct oci_config *c, const struct mount_plan *plans, const 
               goto out;
             }
         }
-      else if ((sources[i] = mount_open_bind_source (p, env, &is_tree[i], err)) < 0)
+      else if ((sources[i] = mount_open_bind_source (p, env, &is_tree[i], err)) < 0
+               && !((err->errnum == EACCES || err->errnum == EPERM) && env->userns && env->sync_fd >= 0
+                    && (sources[i] = bind_source_from_parent (env, i, &is_tree[i], err)) >= 0))
         {
           sbx_error_wrap (err, "mounts[%zu] (bind on %s)", i, p->m->destination);
           goto out;

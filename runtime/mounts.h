@@ -46,6 +46,7 @@ struct mounts_env
   const struct cgroup *cg; /* the container's cgroup, for "cgroup" mounts */
   bool cgroupns;
   const int *idmap_fds; /* per mount: a detached idmapped tree prepared by the parent, or -1 */
+  int sync_fd;          /* to the parent: a bind source the user namespace cannot reach (-1: none) */
   struct mounts_special *special; /* out: what was mounted at /proc and /sys */
   struct stat root_st;  /* rootfd's, taken once by mounts_apply */
 };

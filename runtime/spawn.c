@@ -14,6 +14,7 @@
 
 #include "runtime/base/util.h"
 #include "runtime/idmap.h"
+#include "runtime/mountapi.h"
 #include "runtime/sync.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -180,6 +181,44 @@ send_idmapped_mounts (struct init_args *a, struct spawned *s, struct sbx_error *
   return ret;
 }
 
+/* The init, in its user namespace, could not reach a bind source (a host directory
+   on the way its mapped root may not search: crun and runc open sources with the
+   host's credentials). The parent, which has them, clones the tree and hands it over
+   detached, as for an idmapped mount. Asked only on that failure, so a run whose
+   sources the container can reach pays nothing. */
+static int
+serve_bind_source (void *data, int fd, const struct sync_header *h, const void *payload, struct sbx_error *err)
+{
+  const struct init_args *a = data;
+  uint32_t i;
+  int tree;
+  _cleanup_free_ char *src = NULL;
+  struct sbx_error e = { 0 };
+  if (h->len != sizeof i)
+    return sbx_error_set (err, EPROTO, "sync: malformed bind-source request");
+  memcpy (&i, payload, sizeof i);
+  if (i >= a->config->n_mounts || !a->mount_plans[i].bind || a->mount_plans[i].idmap)
+    return sbx_error_set (err, EPROTO, "sync: bind-source request for mounts[%u]", (unsigned) i);
+  src = a->config->mounts[i].source[0] == '/' ? xstrdup (a->config->mounts[i].source)
+                                               : xasprintf ("%s/%s", a->bundle, a->config->mounts[i].source);
+  tree = sys_open_tree (AT_FDCWD, src,
+                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (a->mount_plans[i].recursive ? AT_RECURSIVE : 0));
+  if (tree < 0)
+    {
+      sbx_error_set (&e, errno, "open_tree %s", a->config->mounts[i].source);
+      sync_send_error (fd, &e);
+      sbx_error_clear (&e);
+      return 0; /* the init reports it, naming the mount */
+    }
+  if (sync_send_fds (fd, SYNC_BIND_SOURCE_FD, &tree, 1, err) < 0)
+    {
+      close (tree);
+      return -1;
+    }
+  close (tree);
+  return 0;
+}
+
 int
 spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sbx_error *err)
 {
@@ -191,6 +230,8 @@ spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, st
     return -1;
   if (ns->userns && !ns->two_stage && userns_write_maps (s->pid, a->config, a->as_root, err) < 0)
     return -1;
+  if (ns->userns)
+    sync_set_server (s->sync_fd, serve_bind_source, a); /* until the init is ready (container.c) */
   if (sync_send (s->sync_fd, SYNC_GO, NULL, 0, err) < 0)
     return -1;
   if (ns->two_stage)

@@ -16,6 +16,7 @@ sync_type_name (enum sync_type type)
     [SYNC_READY] = "ready",     [SYNC_COMMITTED] = "committed",     [SYNC_START] = "start",
     [SYNC_ERROR] = "error",     [SYNC_USERNS_CREATED] = "userns-created", [SYNC_MAPS_DONE] = "maps-done",
     [SYNC_INIT_PID] = "init-pid", [SYNC_COMMIT_ACK] = "commit-ack", [SYNC_IDMAP_FDS] = "idmap-fds",
+    [SYNC_BIND_SOURCE] = "bind-source", [SYNC_BIND_SOURCE_FD] = "bind-source-fd",
   };
   if ((size_t) type < ARRAY_SIZE (names) && names[type])
     return names[type];
@@ -62,6 +63,21 @@ sync_send_error (int fd, const struct sbx_error *e)
   (void) send_msg (fd, &h, msg);
 }
 
+static struct
+{
+  int fd;
+  sync_server_fn fn;
+  void *data;
+} server = { -1, NULL, NULL };
+
+void
+sync_set_server (int fd, sync_server_fn fn, void *data)
+{
+  server.fd = fn ? fd : -1;
+  server.fn = fn;
+  server.data = data;
+}
+
 int
 sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct sbx_error *err)
 {
@@ -70,6 +86,7 @@ sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct sbx
   struct iovec iov[2] = { { &h, sizeof h }, { buf, SYNC_MAX_PAYLOAD } };
   struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
   ssize_t r;
+again:
   do
     r = recvmsg (fd, &msg, MSG_CMSG_CLOEXEC);
   while (r < 0 && errno == EINTR);
@@ -86,6 +103,12 @@ sync_expect (int fd, enum sync_type type, void *payload, size_t *len, struct sbx
       sbx_error_set (err, h.errnum, "%s", buf);
       err->exit_hint = h.exit_hint;
       return -1;
+    }
+  if (h.type == SYNC_BIND_SOURCE && type != SYNC_BIND_SOURCE && server.fn && server.fd == fd)
+    {
+      if (server.fn (server.data, fd, &h, buf, err) < 0)
+        return -1;
+      goto again;
     }
   if (h.type != type)
     return sbx_error_set (err, EPROTO, "sync: expected %s, got %s", sync_type_name (type),

@@ -40,6 +40,8 @@ enum sync_type
   SYNC_INIT_PID,       /* two-stage path: the intermediate reports the init's pid */
   SYNC_COMMIT_ACK,     /* create: the init no longer dies with the parent; the parent may exit */
   SYNC_IDMAP_FDS,      /* parent -> init: detached idmapped bind mounts (SCM_RIGHTS) */
+  SYNC_BIND_SOURCE,    /* init -> parent: mounts[i] (uint32) is a bind source I cannot reach */
+  SYNC_BIND_SOURCE_FD, /* parent -> init: its tree, detached (SCM_RIGHTS), or SYNC_ERROR */
 };
 
 struct sync_header
@@ -67,5 +69,11 @@ int sync_wait_exec (int fd, struct sbx_error *err);
 int sync_send_fds (int fd, enum sync_type type, const int *fds, size_t n, struct sbx_error *err);
 int sync_expect_fds (int fd, enum sync_type type, int *fds, size_t *n, struct sbx_error *err);
 const char *sync_type_name (enum sync_type type);
+/* Requests the init may make while the parent waits for something else: served inside
+ * the parent's sync_expect on fd (one fd at a time: a process creates one container
+ * at once). fn answers on fd itself; its failure ends the wait. NULL: none. */
+typedef int (*sync_server_fn) (void *data, int fd, const struct sync_header *h, const void *payload,
+                               struct sbx_error *err);
+void sync_set_server (int fd, sync_server_fn fn, void *data);
 
 #endif

@@ -99,3 +99,24 @@ foreground_controllers() {
 		grep -qx "$c" <<<"$output" || { echo "python: $c missing from: $output" >&2; false; }
 	done
 }
+
+@test "cgroups (v1): linux.resources.cpu.realtimeRuntime: our /sbx-oci group is given the budget; one we did not make is not" {
+	requires cgroup_v1
+	[ -f /sys/fs/cgroup/cpu/cpu.rt_runtime_us ] || skip "the kernel has no realtime group scheduling"
+	set_args sleep 100
+	update_config '.linux.resources = {"cpu": {"realtimeRuntime": 1000, "realtimePeriod": 100000}}'
+	sbx_detached run -d --bundle "$BUNDLE" "$ID-a"
+	sbx_detached run -d --bundle "$BUNDLE" "$ID-b"
+	[ "$(cat /sys/fs/cgroup/cpu/sbx-oci/"$ID-a"/cpu.rt_runtime_us)" = 1000 ]
+	[ "$(cat /sys/fs/cgroup/cpu/sbx-oci/"$ID-b"/cpu.rt_runtime_us)" = 1000 ]
+	# 1000 of 100000 each is 1%: the parent (period 1 s) holds at least 2 x 10000 us
+	[ "$(cat /sys/fs/cgroup/cpu/sbx-oci/cpu.rt_runtime_us)" -ge 20000 ]
+	sbx_ok delete -f "$ID-a"
+	sbx_ok delete -f "$ID-b"
+	# under a cgroupsPath of the caller's the budget is not ours to give: refused, named
+	update_config --arg p "/sbx-test-rt-$ID/c" '.linux.cgroupsPath = $p'
+	sbx_split run --bundle "$BUNDLE" "$ID-c"
+	[ "$status" -ne 0 ]
+	assert_one_line_error "realtimeRuntime"
+	[ ! -e "/sys/fs/cgroup/cpu/sbx-test-rt-$ID" ]
+}

@@ -880,6 +880,25 @@ propagation_probe() {
 	[ "$(stat -c %u:%g "$host/out")" = 100000:100000 ]
 }
 
+@test "userns: a bind source behind a host directory the mapped root cannot search is opened by the runtime (directly and through a symlink)" {
+	requires userns
+	use_userns
+	local parent=$BATS_TEST_TMPDIR/locked
+	mkdir -p "$parent/m"
+	echo hello >"$parent/m/content"
+	ln -s "$parent/m" "$parent/s"
+	chmod 000 "$parent" # root's, mode 0: host uid 100000 cannot pass it, the runtime can
+	# (destinations the rootfs has: the user namespace cannot create any in root's rootfs)
+	add_mount /work bind "$parent/m" bind ro
+	add_mount /root bind "$parent/s" bind ro
+	set_script 'cat /work/content /root/content'
+	sbx run --bundle "$BUNDLE" "$ID"
+	chmod 755 "$parent"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; return 1; }
+	[ "$output" = "hello
+hello" ]
+}
+
 @test "userns: masked paths are the null device or an empty read-only tmpfs, readonly paths are mounted ro" {
 	requires userns
 	use_userns

@@ -3,6 +3,7 @@
 #include "build-config.h"
 #include "runtime/cgroup/cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +99,63 @@ apply_memory (struct cgroup *cg, const struct oci_resources *r, struct sbx_log *
   return 0;
 }
 
+/* A v1 cpu cgroup may hand its children no more realtime time than it has itself
+   (the sum of runtime/period over the children), and a new group has none: the
+   /sbx-oci group we put containers under could give none to a container asking for
+   linux.resources.cpu.realtimeRuntime. That group is ours, so before the container's
+   write it is given what its children have plus what the container asks (computed
+   again each time, so that what deleted containers had is given back). A group we
+   did not make (a cgroupsPath of the caller's) is left alone: the write then fails,
+   naming the field. */
+static int64_t
+rt_share (int64_t runtime, int64_t child_period, int64_t parent_period)
+{
+  if (runtime <= 0 || child_period <= 0 || parent_period <= 0)
+    return 0;
+  return (int64_t) (((__int128) runtime * parent_period + child_period - 1) / child_period);
+}
+
+static void
+grow_our_rt_budget (struct cgroup *cg, int fd, int64_t runtime, int64_t period)
+{
+  _cleanup_close_ int parent = -1, list = -1;
+  int64_t parent_period, total;
+  DIR *d;
+  struct dirent *de;
+  const char *name = cg->path ? cg->path : "";
+  if (strncmp (name, "/sbx-oci/", 9) != 0 || strchr (name + 9, '/') || runtime <= 0)
+    return;
+  parent = openat (fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  list = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent < 0 || list < 0 || (parent_period = read_i64 (parent, "cpu.rt_period_us")) <= 0)
+    return;
+  total = rt_share (runtime, period, parent_period);
+  d = fdopendir (list);
+  if (!d)
+    return;
+  list = -1; /* the DIR owns it */
+  while ((de = readdir (d)))
+    {
+      _cleanup_close_ int child = -1;
+      if (de->d_type != DT_DIR || de->d_name[0] == '.' || strcmp (de->d_name, name + 9) == 0)
+        continue;
+      child = openat (dirfd (d), de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child >= 0)
+        total += rt_share (read_i64 (child, "cpu.rt_runtime_us"), read_i64 (child, "cpu.rt_period_us"),
+                           parent_period);
+    }
+  closedir (d);
+  if (total > read_i64 (parent, "cpu.rt_runtime_us"))
+    {
+      struct sbx_error ignored = { 0 };
+      char buf[32];
+      snprintf (buf, sizeof buf, "%lld", (long long) total);
+      /* the kernel refuses more than the root has free: the container's write then fails */
+      if (cgroup_write_at (parent, "cpu.rt_runtime_us", buf, &ignored) < 0)
+        sbx_error_clear (&ignored);
+    }
+}
+
 static int
 apply_cpu (struct cgroup *cg, const struct oci_resources *r, struct sbx_error *err)
 {
@@ -124,9 +182,14 @@ apply_cpu (struct cgroup *cg, const struct oci_resources *r, struct sbx_error *e
       && write_i64 (fd, "cpu.rt_period_us", (int64_t) r->cpu.realtime_period, "linux.resources.cpu.realtimePeriod",
                     err) < 0)
     return -1;
-  if (r->cpu.has_realtime_runtime
-      && write_i64 (fd, "cpu.rt_runtime_us", r->cpu.realtime_runtime, "linux.resources.cpu.realtimeRuntime", err) < 0)
-    return -1;
+  if (r->cpu.has_realtime_runtime)
+    {
+      grow_our_rt_budget (cg, fd, r->cpu.realtime_runtime,
+                          r->cpu.has_realtime_period ? (int64_t) r->cpu.realtime_period
+                                                     : read_i64 (fd, "cpu.rt_period_us"));
+      if (write_i64 (fd, "cpu.rt_runtime_us", r->cpu.realtime_runtime, "linux.resources.cpu.realtimeRuntime", err) < 0)
+        return -1;
+    }
   if (r->cpu.has_idle && r->cpu.idle)
     {
       if (!has_file (fd, "cpu.idle"))
