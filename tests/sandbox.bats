@@ -188,7 +188,8 @@ print(df.groupby("k")["v"].sum().to_dict())
 	export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=dumb TZ=Europe/Paris PYTHONHASHSEED=123 PYTHONIOENCODING=utf-8 PYTHONUNBUFFERED=1
 	py --env FOO=bar=baz --env EMPTY= -c '
 import os, sys
-print(sorted(os.environ.items()))
+# (the *_NUM_THREADS of numeric libraries depend on the CPUs: tested on their own)
+print(sorted(kv for kv in os.environ.items() if not kv[0].endswith("_NUM_THREADS")))
 blobs = [open("/proc/self/environ", "rb").read()]
 # pid 1 is the sandbox init, a copy of the runtime that holds the environment of the
 # caller in its memory: it must not be readable
@@ -644,6 +645,24 @@ print(subprocess.run([sys.executable, "-c", "while True: pass"]).returncode in (
 {'a': 4, 'b': 2}"
 }
 
+@test "sandbox: at the defaults, a Pool of 128 processes (a 128-CPU host's os.cpu_count()) and a default ThreadPoolExecutor work; numeric libraries get 4 threads at most" {
+	py -c '
+import multiprocessing, os
+from concurrent.futures import ThreadPoolExecutor
+with multiprocessing.get_context("fork").Pool(128) as pool:
+    print(sum(pool.map(abs, range(-1000, 0), chunksize=4)))
+with ThreadPoolExecutor() as ex:
+    print(sum(ex.map(abs, range(-100, 0))))
+print(sorted(k for k, v in os.environ.items() if k.endswith("_NUM_THREADS") and 1 <= int(v) <= 4))'
+	expect_status 0
+	expect_stdout "500500
+5050
+['MKL_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS']"
+	# --env wins
+	py --env OMP_NUM_THREADS=7 -c 'import os; print(os.environ["OMP_NUM_THREADS"])'
+	expect_stdout 7
+}
+
 @test "sandbox: threads, multiprocessing (fork and spawn) and subprocess work" {
 	# a script, not -c: spawn's workers import the parent's __main__ from its file
 	local script=$BATS_TEST_TMPDIR/mp.py
@@ -710,7 +729,10 @@ child 42"
 	result_is '.stdout_bytes == 6 and .stderr_bytes == 5 and .stdout_truncated == false and .stderr_truncated == false'
 	result_is 'has("stdout") | not'
 	result_is '.files == [] and .files_truncated == false and .workdir == null and .network == "loopback" and .degraded == []'
-	result_is '.limits == {"memory_bytes": 2147483648, "cpu_time_s": 300, "pids": 64, "nofile": 1024, "fsize_bytes": 268435456, "timeout_s": 300}'
+	local cpus pids
+	cpus=$(getconf _NPROCESSORS_ONLN)
+	pids=$((cpus * 8 > 1024 ? cpus * 8 : 1024))
+	result_is --argjson pids "$pids" '.limits == {"memory_bytes": 2147483648, "cpu_time_s": 300, "pids": $pids, "nofile": 1024, "fsize_bytes": 268435456, "timeout_s": 300}'
 	result_is '.landlock_abi | type == "number"'
 }
 

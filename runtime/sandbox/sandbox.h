@@ -59,6 +59,7 @@ struct sandbox_policy
   uint64_t memory;     /* bytes */
   uint64_t cpu_time;   /* seconds of CPU per process (RLIMIT_CPU) */
   uint64_t pids;
+  unsigned lib_threads; /* OMP/OPENBLAS/MKL/NUMEXPR_NUM_THREADS unless --env sets them */
   uint64_t nofile;
   uint64_t fsize; /* bytes, the largest file a process may write (RLIMIT_FSIZE) */
   uint64_t tmp_size; /* bytes, /tmp (a tmpfs); /dev/shm gets the same cap */
@@ -105,7 +106,7 @@ enum
                                                      "(default: a fresh one, removed after the run)" }, \
   { "memory", SO_MEMORY, required_argument, "SIZE", "memory for the whole sandbox (default 2048M)" }, \
   { "cpu-time", SO_CPU_TIME, required_argument, "SEC", "CPU seconds per process (default 300)" }, \
-  { "pids", SO_PIDS, required_argument, "N", "processes and threads (default 64)" }, \
+  { "pids", SO_PIDS, required_argument, "N", "processes and threads (default 8 per CPU, at least 1024)" }, \
   { "nofile", SO_NOFILE, required_argument, "N", "open files per process (default 1024)" }, \
   { "fsize", SO_FSIZE, required_argument, "SIZE", "largest file a process may write (default 256M)" }, \
   { "tmp-size", SO_TMP_SIZE, required_argument, "SIZE", "size of the /tmp and /dev/shm tmpfs (default 64M)" }, \

@@ -30,6 +30,10 @@
 static const char *const env_allowed[] = { "LANG", "TERM", "TZ", "PYTHONHASHSEED", "PYTHONIOENCODING",
                                            "PYTHONUNBUFFERED" };
 
+/* Thread counts of OpenMP, OpenBLAS, MKL and numexpr. */
+static const char *const lib_thread_vars[] = { "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                               "NUMEXPR_NUM_THREADS" };
+
 static bool
 env_name_allowed (const char *kv)
 {
@@ -187,6 +191,19 @@ gen_process (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_li
       }
     if (!has_lang)
       T (gen_string (g, "LANG=C.UTF-8"));
+    /* numeric libraries' threads per process (sandbox_opts.c says why) */
+    for (size_t k = 0; k < ARRAY_SIZE (lib_thread_vars) && p->lib_threads; k++)
+      {
+        size_t n = strlen (lib_thread_vars[k]);
+        bool given = false;
+        for (size_t i = 0; i < p->n_env; i++)
+          given |= strncmp (p->env[i], lib_thread_vars[k], n) == 0 && p->env[i][n] == '=';
+        if (!given)
+          {
+            _cleanup_free_ char *kv = xasprintf ("%s=%u", lib_thread_vars[k], p->lib_threads);
+            T (gen_string (g, kv));
+          }
+      }
   }
   T (yajl_gen_array_close (g));
   T (gen_key_string (g, "cwd", SANDBOX_WORKDIR));

@@ -1,6 +1,7 @@
 /* The options `sbx-oci python` and `sbx-oci bundle --python` share, and their
- * defaults (those of a Rust inference server's sandbox: 2 GiB, 300 s of CPU, 64
- * processes, 1024 files, 256 MiB per file, loopback network). */
+ * defaults (2 GiB, 300 s of CPU, 1024 files and 256 MiB per file, loopback network,
+ * as a Rust inference server's sandbox has them; processes and threads sized by the
+ * host's CPUs, below). */
 #include "build-config.h"
 #include "runtime/sandbox/sandbox.h"
 
@@ -8,16 +9,34 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/base/util.h"
+
+/* Ordinary code sizes its pools by the CPUs it sees: multiprocessing.Pool() starts
+ * os.cpu_count() processes, ThreadPoolExecutor() min(32, CPUs + 4) threads, and
+ * OpenBLAS, OpenMP, MKL and numexpr a thread per CPU in every process that loads them.
+ * --pids counts threads too, so 64 (the old default) broke pools and CPython's own
+ * multiprocessing tests on any host. The numeric libraries get at most 4 threads per
+ * process (their variables, unless --env sets them), and --pids room for a Pool of one
+ * process per CPU each with those threads and its helpers: 8 per CPU, at least 1024
+ * (podman's default is 2048), still a bound a fork bomb hits in a few milliseconds. */
+static unsigned
+online_cpus (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n > 0 && n < 65536 ? (unsigned) n : 1;
+}
 
 void
 sandbox_policy_defaults (struct sandbox_policy *p)
 {
+  unsigned cpus = online_cpus ();
   memset (p, 0, sizeof *p);
   p->memory = 2048ULL << 20;
   p->cpu_time = 300;
-  p->pids = 64;
+  p->pids = cpus * 8 > 1024 ? cpus * 8 : 1024;
+  p->lib_threads = cpus < 4 ? cpus : 4;
   p->nofile = 1024;
   p->fsize = 256ULL << 20;
   p->tmp_size = 64ULL << 20;
