@@ -22,7 +22,8 @@ deps=(build-essential autoconf automake pkg-config
 	python3-numpy python3-pandas # tests/python.bats: a real CPython workload under python.json
 	clang                        # tests/fuzz: libFuzzer
 	qemu-system-x86 zstd git     # tests/vm: the cgroup v2 guest; tests/asan.sh copies the tracked files
-	golang-go python3)           # tests/conformance: runtime-tools is Go, crun's suite Python
+	golang-go python3            # tests/conformance: runtime-tools is Go, crun's suite Python
+	libpython3.11-testsuite)     # tests/compat: CPython's regression tests, bare and sandboxed
 missing=()
 for p in "${deps[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

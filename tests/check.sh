@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats conformance asan fuzz vm clients"   the default: all of them
+#   SBX_STAGES="bats conformance compat asan fuzz vm clients"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
@@ -8,6 +8,9 @@
 #   conformance  tests/conformance/run.sh: runtime-tools' validation suite and crun's
 #            suite (pinned, from ../shared/conformance) against the built binary; fails
 #            on a failing point not in tests/conformance/expected-failures.txt
+#   compat   tests/compat/run.sh: CPython's regression tests (tests/compat/modules.txt)
+#            bare and in `sbx-oci python` at its defaults, compared test by test; fails
+#            on a difference not in tests/compat/intended-denials.txt
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
 #   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
 #   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
@@ -22,7 +25,7 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
 	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_SHARED "$0" "$@"
 fi
-stages=${SBX_STAGES:-bats conformance asan fuzz vm clients}
+stages=${SBX_STAGES:-bats conformance compat asan fuzz vm clients}
 failed=()
 summary=()
 
@@ -40,6 +43,7 @@ for stage in $stages; do
 	case $stage in
 	bats) run_stage bats "$here/run.sh" ;;
 	conformance) run_stage conformance "$here/conformance/run.sh" ;;
+	compat) run_stage compat "$here/compat/run.sh" ;;
 	asan) run_stage asan "$here/asan.sh" ;;
 	fuzz) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;;
 	vm)
@@ -55,7 +59,7 @@ for stage in $stages; do
 		fi
 		;;
 	*)
-		echo "check: unknown stage '$stage' (known: bats conformance asan fuzz vm clients)" >&2
+		echo "check: unknown stage '$stage' (known: bats conformance compat asan fuzz vm clients)" >&2
 		failed+=("$stage")
 		;;
 	esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare.py BARE.xml SANDBOX.xml DENIALS [--modules M1,M2,...]
+"""compare.py BARE.xml SANDBOX.xml DENIALS [--modules M1,M2,...] [--again AGAIN.xml] [--list-differences]
 
 Compares CPython regression tests run bare and in `sbx-oci python`, test by test,
 from the JUnit XML that `python -m test --junit-xml` writes. A test that passes bare
@@ -12,8 +12,13 @@ DENIALS:
 line explains, and the lines that matched nothing (the list can shrink). Exits 1 on
 an unexplained difference, or if a module given with --modules has no test in the
 bare run (the bare run itself broke).
+
+--again AGAIN.xml: a second sandbox run of the differing tests (run.sh); a test that
+passes there passes. --list-differences: print only the ids of the differing tests
+(before the denials are applied) and exit 0.
 """
 import fnmatch
+import os
 import sys
 import xml.etree.ElementTree as ET
 
@@ -38,6 +43,11 @@ def outcomes(path):
     return out
 
 
+def in_module(test, module):
+    """test.test_os.X.y is test_os's; a package's own tests (ctypes.test.X.y) are test_ctypes's."""
+    return test.startswith(f"test.{module}.") or (module.startswith("test_") and test.startswith(module[5:] + ".test."))
+
+
 def load_denials(path):
     rules = []
     with open(path) as f:
@@ -54,15 +64,31 @@ def load_denials(path):
 
 def main():
     args = sys.argv[1:]
-    modules = []
+    modules, again = [], {}
     if "--modules" in args:
         i = args.index("--modules")
         modules = [m for m in args[i + 1].split(",") if m]
         del args[i:i + 2]
+    if "--again" in args:
+        i = args.index("--again")
+        again = outcomes(args[i + 1]) if os.path.exists(args[i + 1]) else {}
+        del args[i:i + 2]
+    list_only = "--list-differences" in args
+    if list_only:
+        args.remove("--list-differences")
     if len(args) != 3:
         sys.exit(__doc__)
-    bare, sandbox, rules = outcomes(args[0]), outcomes(args[1]), load_denials(args[2])
-    broken = [m for m in modules if not any(t.startswith(f"test.{m}.") for t in bare)]
+    bare, sandbox = outcomes(args[0]), outcomes(args[1])
+    for test, got in again.items():
+        if got == "pass":
+            sandbox[test] = "pass"
+    if list_only:
+        for test in sorted(bare):
+            if bare[test] == "pass" and sandbox.get(test) != "pass":
+                print(test)
+        return 0
+    rules = load_denials(args[2])
+    broken = [m for m in modules if not any(in_module(t, m) for t in bare)]
     explained, unexplained = [], []
     for test in sorted(bare):
         if bare[test] != "pass":
