@@ -131,7 +131,7 @@ EOF
 @test "contrib-python: a memory bomb under memory='64M' is oom_killed" {
 	client <<'EOF'
 r = sandbox("x = []\nwhile True: x.append(bytearray(1 << 20))", memory="64M")
-assert r.oom_killed and not r.ok, r
+assert r.oom_killed and r.limits_hit == ["memory"] and not r.ok, r
 assert r.signal == "SIGKILL" and r.exit_code == 137, r
 assert r.raw["limits"]["memory_bytes"] == 64 << 20
 print("ok")

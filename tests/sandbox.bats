@@ -422,6 +422,7 @@ resolv empty"
 	n=${n%% *}
 	[ "$n" -ge 8 ] && [ "$n" -le 15 ] || { echo "forked $n children under --pids 16" >&2; return 1; }
 	result_is '.limits.pids == 16'
+	result_is '.limits_hit == ["pids"]'
 	for _ in $(seq 20); do /bin/true; done
 	expect_no_processes_of "$HOST_ID"
 }
@@ -432,6 +433,7 @@ resolv empty"
 	lacks "$stdout" allocated
 	result_is '.exit_code == 137 and .signal == "SIGKILL" and .oom_killed == true and .timed_out == false'
 	result_is '.limits.memory_bytes == 67108864 and .peak_memory_scope == "cgroup" and .peak_memory_bytes <= 67108864 and .degraded == []'
+	result_is '.limits_hit == ["memory"]'
 	expect_no_processes_of "$HOST_ID"
 }
 
@@ -450,6 +452,7 @@ print("wrote 16M")
 	[ "$(stat -c %s "$w/big")" -le 8388608 ]
 	result_is '.exit_code == 1 and .limits.fsize_bytes == 8388608 and .stderr_bytes > 0'
 	result_is '[.files[] | select(.path == "big" and .size <= 8388608)] | length == 1'
+	result_is '.limits_hit == ["fsize"]'
 	# a child with the default SIGXFSZ disposition is killed by it
 	py --workdir "$w" --fsize 8M -c '
 import subprocess
@@ -491,6 +494,7 @@ while True:
 	has "$stderr" "timed out"
 	result_is '.exit_code == 137 and .signal == "SIGKILL" and .timed_out == true and .oom_killed == false'
 	result_is '.cpu_time_exceeded == false and .limits.timeout_s == 1 and .wall_ms >= 900'
+	result_is '.limits_hit == ["timeout"]'
 	expect_no_processes_of "$HOST_ID"
 }
 
@@ -513,6 +517,7 @@ while True:
 		result_is '.signal == "SIGXCPU" and .exit_code == 152'
 		result_is '.cpu_user_ms + .cpu_sys_ms >= 900 and .cpu_user_ms + .cpu_sys_ms < 1900'
 		result_is '.cpu_time_exceeded == true'
+		result_is '.limits_hit == ["cpu_time"]'
 		has "$stderr" "reached --cpu-time"
 	done
 }
@@ -608,6 +613,7 @@ print(subprocess.run([sys.executable, "-c", "while True: pass"]).returncode in (
 	[ "$(stat -c %s "$out")" -gt 0 ]
 	result_is '.stdout_truncated == true and .stdout_bytes == 100000001'
 	result_is '.stderr_truncated == true and .stderr_bytes == 100000'
+	result_is '.limits_hit == ["output"]'
 	grep -q "stdout truncated" "$BATS_TEST_TMPDIR/big.err"
 	# stderr carries at most the cap of the program's bytes, plus the runtime's notes
 	[ "$(tr -cd Z <"$BATS_TEST_TMPDIR/big.err" | wc -c)" -le 65536 ]
@@ -734,6 +740,7 @@ child 42"
 	pids=$((cpus * 8 > 1024 ? cpus * 8 : 1024))
 	result_is --argjson pids "$pids" '.limits == {"memory_bytes": 2147483648, "cpu_time_s": 300, "pids": $pids, "nofile": 1024, "fsize_bytes": 268435456, "timeout_s": 300}'
 	result_is '.landlock_abi | type == "number"'
+	result_is '.limits_hit == []'
 }
 
 @test "sandbox: the program's exit status passes through" {

@@ -113,6 +113,9 @@ class Result:
     files_truncated: bool = False
     workdir: Optional[str] = None  # the host path, only when keep_workdir=True
     messages: str = ""
+    # the limits that stopped or hampered the run ("memory", "pids", "fsize",
+    # "cpu_time", "timeout", "output"): "hit the process limit" is not "hung"
+    limits_hit: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -468,6 +471,7 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
             files_truncated=bool(raw.get("files_truncated")),
             workdir=workdir if keep_workdir else None,
             messages=err,
+            limits_hit=list(raw.get("limits_hit") or []),
         )
     finally:
         if not keep_workdir:

@@ -78,6 +78,7 @@ struct cgroup_stats
   uint64_t memory_max_events; /* times the limit was hit */
   uint64_t oom_kill;          /* processes killed by the OOM killer */
   uint64_t pids_current, pids_limit; /* UINT64_MAX = max */
+  uint64_t pids_max_events;          /* forks refused at the limit (pids.events "max") */
   uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns, cpu_throttled_periods, cpu_throttled_ns;
 };
 

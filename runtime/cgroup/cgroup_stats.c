@@ -70,6 +70,7 @@ cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s)
   s->memory_max_events = s->memory_failcnt;
   s->has_pids = read_u64 (pids, "pids.current", &s->pids_current);
   read_u64 (pids, "pids.max", &s->pids_limit);
+  read_keyed (pids, "pids.events", "max", &s->pids_max_events);
   s->has_cpu = read_u64 (acct, "cpuacct.usage", &s->cpu_usage_ns);
   if (hz <= 0)
     hz = 100;
@@ -96,6 +97,7 @@ cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s)
   s->has_oom = read_keyed (fd, "memory.events", "oom_kill", &s->oom_kill);
   s->has_pids = read_u64 (fd, "pids.current", &s->pids_current);
   read_u64 (fd, "pids.max", &s->pids_limit);
+  read_keyed (fd, "pids.events", "max", &s->pids_max_events);
   s->has_cpu = read_keyed (fd, "cpu.stat", "usage_usec", &v);
   s->cpu_usage_ns = v * 1000;
   if (read_keyed (fd, "cpu.stat", "user_usec", &v))

@@ -403,6 +403,9 @@ collect_numbers (struct python_run *r)
   res->timed_out = r->watch.timed_out;
   if (r->watch.has_stats && st->has_oom)
     res->oom_killed = st->oom_kill > 0;
+  if (r->watch.has_stats && st->has_pids)
+    res->pids_limit_hit = st->pids_max_events > 0;
+  res->fsize_reached = res->signal == SIGXFSZ;
   if (r->watch.has_stats && st->has_cpu && (st->cpu_user_ns || st->cpu_system_ns))
     {
       res->cpu_user_ms = (double) st->cpu_user_ns / 1e6;
@@ -668,6 +671,9 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   r.res.exit_code = r.status;
   collect_numbers (&r);
   workdir_snapshot_take (r.w.h.fd, &r.after);
+  /* Python ignores SIGXFSZ (EFBIG instead): a file the limit stopped is that long */
+  for (size_t i = 0; i < r.after.n && !r.res.fsize_reached; i++)
+    r.res.fsize_reached = S_ISREG (r.after.e[i].mode) && r.after.e[i].size >= c.p.fsize;
   report (&r);
   if (write_result (&r, err) < 0)
     goto out;

@@ -6,6 +6,12 @@
  *   oom_killed          the kernel killed a process of the sandbox for memory
  *   timed_out           --timeout passed and everything was killed
  *   cpu_time_exceeded   a process reached --cpu-time (SIGXCPU, then SIGKILL)
+ *   limits_hit          every limit that stopped or hampered the run: "memory" (an
+ *                       OOM kill), "pids" (the cgroup refused a fork or a thread),
+ *                       "fsize" (SIGXFSZ, or a workdir file --fsize long), "cpu_time",
+ *                       "timeout", "output" (a stream was capped). Not seen from
+ *                       outside: EMFILE at --nofile and a full /tmp (ENOSPC): the
+ *                       program gets the error
  *   wall_ms, cpu_user_ms, cpu_sys_ms, cpu_scope
  *   peak_memory_bytes, peak_memory_scope
  *   stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated (and with
@@ -174,6 +180,21 @@ sandbox_result_json (const struct sandbox_result *r, size_t *len)
   GEN (gen_key_bool (g, "oom_killed", r->oom_killed));
   GEN (gen_key_bool (g, "timed_out", r->timed_out));
   GEN (gen_key_bool (g, "cpu_time_exceeded", r->cpu_time_exceeded));
+  GEN (gen_string (g, "limits_hit"));
+  GEN (yajl_gen_array_open (g));
+  if (r->oom_killed)
+    GEN (gen_string (g, "memory"));
+  if (r->pids_limit_hit)
+    GEN (gen_string (g, "pids"));
+  if (r->fsize_reached)
+    GEN (gen_string (g, "fsize"));
+  if (r->cpu_time_exceeded)
+    GEN (gen_string (g, "cpu_time"));
+  if (r->timed_out)
+    GEN (gen_string (g, "timeout"));
+  if ((r->out && r->out->truncated) || (r->err && r->err->truncated))
+    GEN (gen_string (g, "output"));
+  GEN (yajl_gen_array_close (g));
   GEN (gen_key_double (g, "wall_ms", r->wall_ms));
   GEN (gen_key_double (g, "cpu_user_ms", r->cpu_user_ms));
   GEN (gen_key_double (g, "cpu_sys_ms", r->cpu_sys_ms));

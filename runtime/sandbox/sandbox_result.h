@@ -20,6 +20,8 @@ struct sandbox_result
   bool oom_killed; /* the kernel's OOM killer killed a process of the sandbox */
   bool timed_out;  /* --timeout passed: everything was killed */
   bool cpu_time_exceeded; /* ended by SIGXCPU or SIGKILL after reaching RLIMIT_CPU */
+  bool pids_limit_hit;    /* the cgroup refused a fork or thread at --pids */
+  bool fsize_reached;     /* SIGXFSZ, or a workdir file --fsize long after the run */
   double wall_ms;
   double cpu_user_ms, cpu_sys_ms;
   const char *cpu_scope; /* "cgroup" (every process) or "waited" (the program and what it reaped) */
