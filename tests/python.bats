@@ -410,6 +410,30 @@ for label, kind in (("chr", stat.S_IFCHR), ("blk", stat.S_IFBLK)):
 EOF
 }
 
+@test "python: calls the container engines' default profile allows work here too (inotify, timerfd, eventfd, mlock, sync, ioprio); SysV IPC stays refused" {
+	py_run <<'EOF'
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+def ok(name, r):
+    print(name, "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()])
+ok("inotify_init1", libc.inotify_init1(0))
+ok("timerfd_create", libc.timerfd_create(1, 0))
+ok("eventfd", os.eventfd(0))
+buf = ctypes.create_string_buffer(4096)
+ok("mlock", libc.mlock(buf, 4096))
+ok("sync", libc.syscall(162))
+ok("ioprio_get", libc.syscall(252, 1, 0))
+ok("shmget", libc.shmget(0, 4096, 0o1600))
+EOF
+	expect_stdout "inotify_init1 ok
+timerfd_create ok
+eventfd ok
+mlock ok
+sync ok
+ioprio_get ok
+shmget EPERM"
+}
+
 @test "python: signal.pause waits for the signal" {
 	py_run <<'EOF'
 import signal

@@ -174,6 +174,51 @@ def modes_without_setid():
             for name, index in MODE_ARGUMENT]
 
 
+# Compared with the default profile podman and docker ship (containers-common's
+# /usr/share/containers/seccomp.json), for the native x86-64 calls (issue 21). These,
+# allowed there, are allowed here too: they act on the caller's own process, files or
+# memory and need no capability (or do nothing without one), and real code uses them
+# (inotify for file watchers, timerfd/signalfd/eventfd for event loops, mlock for
+# crypto libraries, seccomp and Landlock to restrict oneself further).
+PYTHON_LIKE_CONTAINERS = """eventfd epoll_pwait2 getcpu inotify_init inotify_init1 inotify_add_watch
+inotify_rm_watch signalfd signalfd4 timerfd_create timerfd_settime timerfd_gettime timer_create timer_settime
+timer_gettime timer_getoverrun timer_delete sync syncfs sync_file_range readahead tee utime utimes futimesat
+fork mlock mlock2 munlock mlockall munlockall ioprio_get ioprio_set rt_tgsigqueueinfo setrlimit capset
+seccomp landlock_create_ruleset landlock_add_rule landlock_restrict_self setfsuid setfsgid setgroups getdents
+pkey_alloc pkey_free pkey_mprotect memfd_secret process_mrelease"""
+# Allowed there and refused here, each for its reason:
+# - setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr: what the
+#   sandbox writes is the workdir owner's on the host; a security.* xattr (a file
+#   capability) must not be settable there (sandbox_workdir.c).
+# - mount umount umount2 fsopen fsconfig fsmount fspick open_tree move_mount
+#   mount_setattr pivot_root unshare setns: a way out of, or around, the namespaces
+#   (no capability is held, so they could only fail; refused before the kernel parses
+#   anything).
+# - ptrace process_vm_readv process_vm_writev pidfd_getfd: another process's memory or
+#   fds (the sibling-attack tests in tests/python.bats).
+# - keyctl: the kernel keyrings are not namespaced.
+# - syslog: the host kernel's log.
+# - reboot: the host (no capability, but nothing to gain by letting it parse).
+# - modify_ldt: x86 LDT, a history of kernel bugs (CVE-2015-5157, CVE-2017-17053) and
+#   no use in 64-bit Python.
+# - name_to_handle_at: a file handle is only good for open_by_handle_at (refused
+#   everywhere), and it exposes file-system identifiers of the host's /usr.
+# - shmget shmat shmdt shmctl semget semop semtimedop semctl msgget msgsnd msgrcv msgctl
+#   mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr: SysV IPC and
+#   POSIX message queues, new kernel surface no standard-library module uses
+#   (multiprocessing's locks and shared memory are files in /dev/shm).
+# - io_setup io_submit io_getevents io_cancel io_destroy: native AIO, new kernel
+#   surface; Python's I/O never uses it.
+# - fanotify_mark: fanotify_init needs CAP_SYS_ADMIN and is refused; the mark alone
+#   is surface without use.
+# - clone3 (ENOSYS: its flags cannot be read, glibc falls back to clone) and openat2
+#   (ENOSYS: its mode cannot be read, see MODE_ARGUMENT).
+# - remap_file_pages epoll_ctl_old epoll_wait_old: deprecated or never wired up on
+#   x86-64.
+# - get_mempolicy set_mempolicy mbind: NUMA placement, which Docker's profile grants
+#   only with CAP_SYS_NICE and default.json refuses; a sandbox of one process tree
+#   on a shared host has no placement to choose.
+
 # execve and execveat are the profile's last rule, alone: `sbx-oci python
 # --no-subprocess` turns that rule's action into SCMP_ACT_NOTIFY, and its supervisor
 # lets the sandbox's first exec (the interpreter) through and refuses every later one
@@ -184,7 +229,7 @@ PYTHON_EXEC = ["execve", "execveat"]
 def python_names():
     names = set(PYTHON_EXEC)
     for group in (PYTHON_FILES, PYTHON_MEMORY, PYTHON_THREADS, PYTHON_PROCESSES, PYTHON_TIME, PYTHON_EVENTS,
-                  PYTHON_SOCKETS, PYTHON_ADDED):
+                  PYTHON_SOCKETS, PYTHON_ADDED, PYTHON_LIKE_CONTAINERS):
         names.update(group.split())
     return names
 
