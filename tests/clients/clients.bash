@@ -48,4 +48,5 @@ shared_dir() {
 }
 
 # A shell loop that counts, one step a tenth of a second, into FILE (in the container).
-COUNTER='i=0; while :; do i=$((i+1)); echo $i > /data/n; sleep 0.1; done'
+# (written beside and renamed: a reader never sees the file truncated and empty)
+COUNTER='i=0; while :; do i=$((i+1)); echo $i > /data/n.new && mv /data/n.new /data/n; sleep 0.1; done'
