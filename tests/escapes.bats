@@ -1442,7 +1442,10 @@ wait_recvtty() {
 	refute grep -E '^pid [0-9]+ exe=ok' <<<"$REPORT"
 }
 
-@test "CVE-2019-5736 (exec): an exec'd /proc/self/exe or #!/proc/self/exe cannot be reopened for writing" {
+# exec_reopens_nothing: while a hunter in the container tries to reopen the runtime's
+# binary for writing, `exec` runs /proc/self/exe and a #!/proc/self/exe script; the
+# binary on the host is unchanged and the hunter got no writable fd.
+exec_reopens_nothing() {
 	local sum
 	sum=$(sha256sum <"$SBX_OCI")
 	start_hunter
@@ -1462,25 +1465,13 @@ wait_recvtty() {
 	assert_hunter_got_nothing
 }
 
+@test "CVE-2019-5736 (exec): an exec'd /proc/self/exe or #!/proc/self/exe cannot be reopened for writing" {
+	exec_reopens_nothing
+}
+
 @test "CVE-2019-5736 (exec) in a user namespace that maps host root (no mappings given: the caller, 0, is mapped): the binary is sealed too" {
-	local sum
-	sum=$(sha256sum <"$SBX_OCI")
 	update_config '.linux.namespaces += [{"type": "user"}]'
-	start_hunter
-	mkfifo -m 0666 "$SHARED/hold1" "$SHARED/hold2"
-	printf '#!/proc/self/exe --log=/shared/hold2\n' >"$BUNDLE/rootfs/bin/evil"
-	chmod 0755 "$BUNDLE/rootfs/bin/evil"
-	sbx_ok exec "$ID-hunter" /bin/true
-	bg "$BATS_TEST_TMPDIR/exec1.log" timeout 20 "$SBX_OCI" --root "$SBX_ROOT" exec "$ID-hunter" /proc/self/exe --log /shared/hold1 state x
-	local e1=$BG_LAST
-	wait "$e1" || true
-	bg "$BATS_TEST_TMPDIR/exec2.log" timeout 20 "$SBX_OCI" --root "$SBX_ROOT" exec "$ID-hunter" /bin/evil
-	local e2=$BG_LAST
-	wait "$e2" || true
-	sleep 1
-	stop_hunter
-	[ "$(sha256sum <"$SBX_OCI")" = "$sum" ]
-	assert_hunter_got_nothing
+	exec_reopens_nothing
 }
 
 @test "a recursive bind of a directory above the rootfs does not carry the container's own unmasked /proc, /sys or /dev (review finding)" {

@@ -8,8 +8,6 @@
 load helpers
 load helpers/sandbox
 
-eval "helpers_teardown() $(declare -f teardown | tail -n +2)"
-
 setup() {
 	requires root userns python-stack
 	setup_state

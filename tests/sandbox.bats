@@ -8,9 +8,6 @@
 load helpers
 load helpers/sandbox
 
-# keep helpers.bash's leak checks (state dirs, host mounts, cgroups) as part of ours
-eval "helpers_teardown() $(declare -f teardown | tail -n +2)"
-
 setup() {
 	requires root userns python-stack
 	setup_state

@@ -49,8 +49,8 @@ owner_alive (const char *owner)
 
 /* The annotation is copied from a config, which whoever runs `sbx-oci create` on this
    state root writes: only what `sbx-oci python` makes is removed on its word, an
-   absolute path without . or .. components whose last one is sbx-python-XXXXXX, a
-   directory (not a link) that root does not own (as root, ours are the sandbox
+   absolute path without . or .. components whose last one is "sbx-python-" and the six
+   letters or digits mkdtemp(3) adds, a directory (not a link) that root does not own (as root, ours are the sandbox
    user's). */
 static bool
 temp_workdir_plausible (const struct sbx_ctx *ctx, const char *path)

@@ -2,6 +2,10 @@
 # with the test's state root and its result, assertions on what it printed and
 # reported, and the same as an unprivileged user.
 
+# helpers.bash's teardown (leak checks: state dirs, host mounts, cgroups), kept under
+# this name for the suites' own teardown to call
+eval "helpers_teardown() $(declare -f teardown | tail -n +2)"
+
 PYTHON=/usr/bin/python3
 HOST_ID=101000 # the sandbox user on the host, as root (the default --host-id)
 
