@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -261,30 +262,67 @@ apply_socket_activation (struct container *c)
 /* ---------------------------------------------------------------- 2: plan */
 
 static enum cgroup_mode
-choose_cgroup_mode (struct container *c)
+choose_cgroup_mode (struct container *c, bool wants_limits)
 {
+  enum cgroup_mode mode;
   if (c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED)
     return CGROUP_MODE_NONE;
   if (!c->ctx->as_root)
     return CGROUP_MODE_NONE; /* an unprivileged caller has no cgroup of its own to manage */
-  return cgroup_detect_mode ();
+  mode = cgroup_detect_mode ();
+  /* Root of a user namespace (rootless podman): the host's cgroups are not its own.
+     As runc and crun do for a rootless caller, go without a cgroup unless limits were
+     asked for, and then try only on cgroup v2, where a parent may be delegated (the
+     attempt's error names the directory); v1 hierarchies are never delegated. */
+  if (!c->ctx->host_root && (!wants_limits || mode != CGROUP_MODE_UNIFIED))
+    return CGROUP_MODE_NONE;
+  return mode;
+}
+
+/* Without a cgroup, the device rules cannot be enforced, but often they have nothing
+   to enforce: the container's /dev holds only the nodes linux.devices lists, and a
+   new node needs CAP_MKNOD in the host's user namespace. podman sends its deny-all
+   rule even with --cgroups=disabled, and crun accepts it; so do we when the process
+   cannot make a node, and name the field when it could. */
+static int
+check_devices_without_cgroup (const struct container *c, struct sbx_error *err)
+{
+  const struct oci_process *p = c->config->process;
+  const struct oci_device_rule *last = c->resources.n_devices ? &c->resources.devices[c->resources.n_devices - 1] : NULL;
+  bool allows_all = last && last->allow && last->type == 'a' && strcmp (last->access, "rwm") == 0;
+  bool can_mknod = c->ctx->host_root && !c->config->linux_.ns[SBX_NS_USER].present
+                   && p && p->has_capabilities && (p->caps.bounding & (UINT64_C (1) << CAP_MKNOD));
+  if (!c->resources.n_devices || allows_all || !can_mknod)
+    return 0;
+  return sbx_error_set (err, 0,
+                        "linux.resources.devices: cannot be enforced without a cgroup (%s) while the process may "
+                        "create device nodes (CAP_MKNOD in process.capabilities.bounding)",
+                        c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
+                                                                          : "this user cannot manage cgroups");
 }
 
 static int
 plan (struct container *c, struct sbx_error *err)
 {
-  enum cgroup_mode mode = choose_cgroup_mode (c);
+  enum cgroup_mode mode;
+  struct oci_resources limits;
   if (mounts_plan (c->config, &c->mount_plans, err) < 0
       || oci_resources_parse (c->config->linux_.resources, "linux.resources", &c->resources, err) < 0)
     return -1;
-  if (mode == CGROUP_MODE_NONE && !oci_resources_empty (&c->resources)
-      && !(c->resources.has_devices && c->resources.n_devices == 0))
+  limits = c->resources;
+  limits.has_devices = false; /* the device rules alone are judged by check_devices_without_cgroup */
+  mode = choose_cgroup_mode (c, !oci_resources_empty (&limits));
+  if (mode == CGROUP_MODE_NONE && !oci_resources_empty (&limits))
     {
       /* Fail closed: limits that nothing would enforce are an error, not a warning. */
       return sbx_error_set (err, 0, "linux.resources: cgroup limits were requested but %s",
                             c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
-                                                                              : "this user cannot manage cgroups");
+                            : !c->ctx->host_root ? "this user cannot manage cgroups (not root in the host's user "
+                                                   "namespace, and no cgroup v2 parent is delegated)"
+                                                 : "this user cannot manage cgroups");
     }
+  if (mode == CGROUP_MODE_NONE && check_devices_without_cgroup (c, err) < 0)
+    return -1;
   if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0
       || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0
       || reaper_wanted (c->config, &c->with_reaper, err) < 0)

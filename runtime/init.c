@@ -144,7 +144,8 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
   struct mounts_env env = {
     .bundle = a->bundle,
     .rootfs = a->rootfs,
-    .userns = a->ns->userns || a->ns->userns_joined,
+    /* or the runtime itself is root only of a user namespace (rootless podman) */
+    .userns = a->ns->userns || a->ns->userns_joined || !a->ctx->host_root,
     .cg = a->cg,
     .cgroupns = a->ns->cgroupns_new,
     .idmap_fds = a->idmap_fds,

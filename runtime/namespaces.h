@@ -50,6 +50,8 @@ int ns_write_time_offsets (const struct oci_config *c, struct sbx_error *err);
 
 /* userns.c: the parent writes the child's uid/gid maps. */
 int userns_write_maps (pid_t pid, const struct oci_config *c, bool as_root, struct sbx_error *err);
+/* Is this process in the initial user namespace (its uid_map the identity)? */
+bool userns_self_is_initial (void);
 /* Is container id `id` mapped (so setresuid(id) can work)? */
 bool userns_id_mapped (const struct oci_id_mapping *m, size_t n, uint32_t id);
 

@@ -16,6 +16,7 @@
 
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
+#include "runtime/namespaces.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/fs.h"
 
@@ -65,20 +66,10 @@ bad:
 bool
 statedir_rootless_root (void)
 {
-  /* uid 0 of a user namespace other than the host's, which rootless podman runs the
-     runtime as: /proc/self/uid_map is not the identity over every id. Asked only when
-     XDG_RUNTIME_DIR says where such a caller keeps its state (runc asks the same). */
-  char buf[128] = { 0 };
-  unsigned long inside, outside, size;
+  /* Asked only when XDG_RUNTIME_DIR says where such a caller keeps its state (runc
+     asks the same). */
   const char *xdg = getenv ("XDG_RUNTIME_DIR");
-  _cleanup_close_ int fd = -1;
-  if (geteuid () != 0 || !xdg || !*xdg)
-    return false;
-  fd = open ("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || read (fd, buf, sizeof buf - 1) <= 0)
-    return false;
-  return !(sscanf (buf, "%lu %lu %lu", &inside, &outside, &size) == 3 && inside == 0 && outside == 0
-           && size == 4294967295UL);
+  return geteuid () == 0 && xdg && *xdg && !userns_self_is_initial ();
 }
 
 char *

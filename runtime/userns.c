@@ -11,6 +11,24 @@
 #include "runtime/base/util.h"
 
 bool
+userns_self_is_initial (void)
+{
+  /* The initial user namespace maps every id to itself; any other (rootless podman
+     runs the runtime as uid 0 of its own) maps a part. A process cannot tell more
+     cheaply: there is no "is initial" flag, and NS_GET_PARENT needs the nsfs ioctl. */
+  char buf[128] = { 0 };
+  unsigned long inside, outside, size;
+  int fd = open ("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+  if (fd >= 0)
+    close (fd);
+  if (n <= 0)
+    return true; /* no /proc: nothing here can tell, assume the host's (as before) */
+  return sscanf (buf, "%lu %lu %lu", &inside, &outside, &size) == 3 && inside == 0 && outside == 0
+         && size == 4294967295UL;
+}
+
+bool
 userns_id_mapped (const struct oci_id_mapping *m, size_t n, uint32_t id)
 {
   for (size_t i = 0; i < n; i++)

@@ -400,3 +400,22 @@ test_cleanup() { # deepest first; only the names new_ancestors returned
 	sbx_ok delete --force "$ID"
 	[ -z "$(our_cgroups)" ]
 }
+
+@test "cgroups: --cgroup-manager disabled takes podman's deny-all device rule, unless the process may make device nodes" {
+	# podman --cgroups=disabled sends it: the container's /dev holds only the listed nodes
+	update_config '.linux.resources = {"devices": [{"allow": false, "access": "rwm"}]}'
+	set_args sh -c 'echo x > /dev/null && echo ran'
+	run "$SBX_OCI" --root "$SBX_ROOT" --cgroup-manager disabled run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# with CAP_MKNOD a node of any device could be made, and nothing would refuse it
+	update_config '.process.capabilities.bounding += ["CAP_MKNOD"] | .process.capabilities.effective += ["CAP_MKNOD"] | .process.capabilities.permitted += ["CAP_MKNOD"]'
+	run "$SBX_OCI" --root "$SBX_ROOT" --cgroup-manager disabled run --bundle "$BUNDLE" "$ID"
+	[ "$status" -ne 0 ]
+	[[ $output == *"linux.resources.devices: cannot be enforced without a cgroup (--cgroup-manager is disabled)"*CAP_MKNOD* ]]
+	assert_no_state "$ID"
+	# allowing every device asks for nothing to be enforced (podman --privileged)
+	update_config '.linux.resources = {"devices": [{"allow": true, "access": "rwm"}]}'
+	run "$SBX_OCI" --root "$SBX_ROOT" --cgroup-manager disabled run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+}

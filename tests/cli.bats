@@ -581,13 +581,37 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 	local xdg=$BATS_TEST_TMPDIR/xdg log=$BATS_TEST_TMPDIR/strace.log
 	mkdir -p "$xdg"
 	requires strace
-	# the create fails later (no cgroup of its own there), after it claimed a state dir;
+	# a foreground run: the state dir is claimed and removed again;
 	# LeakSanitizer cannot run under ptrace (the ASan stage)
+	set_args true
 	XDG_RUNTIME_DIR=$xdg ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run unshare --user --map-root-user --mount \
-		strace -f -e trace=mkdir,mkdirat -o "$log" "$SBX_OCI" create --bundle "$BUNDLE" "$ID"
+		strace -f -e trace=mkdir,mkdirat -o "$log" "$SBX_OCI" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 	grep -q "\"$xdg/sbx-oci\"" "$log" || { cat "$log" >&2; false; }
 	! grep -q '"/run/sbx-oci"' "$log"
 	# real root still uses /run/sbx-oci, whatever XDG_RUNTIME_DIR says
 	XDG_RUNTIME_DIR=$xdg ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run strace -f -e trace=mkdir,mkdirat,open,openat -o "$log" "$SBX_OCI" list
 	grep -q '"/run/sbx-oci"' "$log"
+}
+
+@test "cli: uid 0 of a user namespace (rootless podman) runs a container: no cgroup, the host's device nodes bound, limits refused" {
+	local xdg=$BATS_TEST_TMPDIR/xdg
+	mkdir -p "$xdg"
+	set_args sh -c 'stat -c "%t:%T %F" /dev/null; echo x > /dev/null && echo null-ok; exit 5'
+	# the host's root as uid 0 of a user namespace of its own: not the host's root
+	XDG_RUNTIME_DIR=$xdg ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run unshare --user --map-root-user --mount \
+		"$SBX_OCI" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 5 ] || { echo "$output" >&2; false; }
+	[ "${lines[0]}" = "1:3 character special file" ]
+	[ "${lines[1]}" = null-ok ]
+	# no cgroup was made for it on any hierarchy
+	! find /sys/fs/cgroup -maxdepth 3 -type d -name "$ID" | grep -q .
+	[ ! -e "$xdg/sbx-oci/$ID" ]
+	# a limit would be enforced by nothing: refused, naming the field
+	update_config '.linux.resources = {"memory": {"limit": 33554432}}'
+	XDG_RUNTIME_DIR=$xdg ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run unshare --user --map-root-user --mount \
+		"$SBX_OCI" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -ne 0 ]
+	[[ $output == *"linux.resources: cgroup limits were requested but this user cannot manage cgroups (not root in the host's user namespace"* ]]
+	[ ! -e "$xdg/sbx-oci/$ID" ]
 }

@@ -16,6 +16,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/commands.h"
+#include "runtime/namespaces.h"
 #include "runtime/sealed_exe.h"
 #include "runtime/statedir.h"
 
@@ -179,6 +180,7 @@ main (int argc, char **argv)
       print_usage (stderr);
       return SBX_EXIT_USAGE;
     }
+  ctx.host_root = ctx.as_root && userns_self_is_initial ();
   if (!ctx.root)
     ctx.root = default_root = statedir_default_root (ctx.as_root && !statedir_rootless_root ());
   for (size_t i = 0; i < ARRAY_SIZE (commands); i++)

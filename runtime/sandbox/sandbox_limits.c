@@ -25,14 +25,14 @@ sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, 
 {
   const char *why;
   memset (l, 0, sizeof *l);
-  l->cgroup = ctx->as_root && ctx->cgroup_manager != CGROUP_MANAGER_DISABLED
+  l->cgroup = ctx->host_root && ctx->cgroup_manager != CGROUP_MANAGER_DISABLED
               && cgroup_detect_mode () != CGROUP_MODE_NONE;
   if (l->cgroup)
     {
       l->memory = l->pids = LIMIT_CGROUP;
       return 0;
     }
-  why = !ctx->as_root ? "not root, and no cgroup is delegated to this user"
+  why = !ctx->host_root ? "not root in the host's user namespace, and no cgroup is delegated to this user"
         : ctx->cgroup_manager == CGROUP_MANAGER_DISABLED ? "--cgroup-manager is disabled"
                                                          : "no cgroup file system is mounted";
   l->pids = LIMIT_RLIMIT;

@@ -50,3 +50,10 @@ shared_dir() {
 # A shell loop that counts, one step a tenth of a second, into FILE (in the container).
 # (written beside and renamed: a reader never sees the file truncated and empty)
 COUNTER='i=0; while :; do i=$((i+1)); echo $i > /data/n.new && mv /data/n.new /data/n; sleep 0.1; done'
+
+# In the rootless run of podman.bats (SBX_CLIENT_ROOTLESS=1): skip a case the host does
+# not give an unprivileged user, saying which. The reference runtime skips it alike, and
+# tests/clients/matrix.sh shows both.
+rootless_skip() {
+	[ -z "${SBX_CLIENT_ROOTLESS:-}" ] || skip "rootless: $1"
+}

@@ -180,3 +180,34 @@ wait_task() {
 	run "$SBX_CLIENT_RT" --root "$root" state "$pod"
 	[ "$status" -ne 0 ]
 }
+
+@test "cri: a pod on a CNI pod network, with a net.* sysctl, runs on the runtime under test" {
+	root=$SBX_CLIENT_TMP/sbx-root/k8s.io
+	# the kubelet passes the pod's sysctls; net.* ones live in the network namespace
+	# containerd made for the pod and hands the runtime by path
+	ok $SBX_CRI run-pod pod-net sbx /sbx-clients-cri/pod-net --pod-network --sysctl net.ipv4.ping_group_range="0 2000"
+	pod=$output
+	"$SBX_CLIENT_RT" --root "$root" state "$pod" | jq -e '.status == "running"'
+	ok $SBX_CRI pod-ip "$pod"
+	ip=$output
+	[[ $ip == 10.99.77.* ]]
+	ok $SBX_CRI create "$pod" web "$IMG" /bin/sh -c 'while :; do echo hello-from-pod | nc -l -p 8080; done'
+	cid=$output
+	ok $SBX_CRI start "$cid"
+	ok $SBX_CRI exec "$cid" sh -c 'cat /proc/sys/net/ipv4/ping_group_range; ip -o -4 addr show eth0'
+	[[ ${lines[0]} =~ ^0[[:space:]]+2000$ ]]
+	[[ ${lines[1]} == *"inet $ip/"* ]]
+	# the host's own value is untouched, and the host reaches the pod (only the pod)
+	[[ ! "$(cat /proc/sys/net/ipv4/ping_group_range)" =~ ^0[[:space:]]+2000$ ]]
+	for _ in $(seq 50); do
+		got=$(timeout 2 bash -c "exec 3<>/dev/tcp/$ip/8080 && cat <&3" 2>/dev/null) && [ -n "$got" ] && break
+		sleep 0.1
+	done
+	[ "$got" = hello-from-pod ]
+	ok $SBX_CRI stop "$cid"
+	ok $SBX_CRI rm "$cid"
+	ok $SBX_CRI stop-pod "$pod"
+	ok $SBX_CRI rm-pod "$pod"
+	run "$SBX_CLIENT_RT" --root "$root" state "$pod"
+	[ "$status" -ne 0 ]
+}

@@ -8,12 +8,15 @@ are those of the runtime.v1 CRI API.
 
 usage: cri.py SOCKET COMMAND ARGS...
   version                          runtime name and version
-  run-pod NAME HANDLER CGPARENT    RunPodSandbox (host network, so no CNI); prints the id
+  run-pod NAME HANDLER CGPARENT [--pod-network] [--sysctl KEY=VALUE]...
+                                   RunPodSandbox: host network, or with --pod-network the
+                                   pod's own network namespace set up by CNI; prints the id
   create POD NAME IMAGE CMD...     CreateContainer in POD; prints the id
   start|stop|rm ID                 StartContainer / StopContainer / RemoveContainer
   status ID                        ContainerStatus: "<state> <exit code>"
   exec ID CMD...                   ExecSync: prints stdout, exits with the command's status
   update-memory ID BYTES           UpdateContainerResources (memory limit)
+  pod-ip ID                        PodSandboxStatus: the pod's IP address
   stop-pod|rm-pod ID               StopPodSandbox / RemovePodSandbox
 The pod's name and cgroup parent given to run-pod are remembered in a file beside the
 socket, since CreateContainer repeats the sandbox config.
@@ -100,13 +103,16 @@ def signed32(n):
 
 
 # --- messages -----------------------------------------------------------------------
-def pod_config(name, cgparent, logdir):
+def pod_config(name, cgparent, logdir, pod_network=False, sysctls=()):
     metadata = f_msg(1, f_bytes(1, name), f_bytes(2, name + "-uid"), f_bytes(3, "sbx-clients"))
-    # NamespaceOption: network, pid, ipc = NODE (2) for the network only, so that no
-    # CNI plugin is needed. No hostname: without a UTS namespace it cannot be set.
-    ns_options = f_msg(1, f_int(1, 2))
+    # NamespaceOption: network = NODE (2) shares the host's network (no CNI plugin is
+    # needed); POD (0, the default, so no field) gives the pod a namespace CNI sets up.
+    # No hostname: without a UTS namespace it cannot be set.
+    ns_options = f_msg(1) if pod_network else f_msg(1, f_int(1, 2))
     security = f_msg(2, ns_options)
-    linux = f_msg(8, f_bytes(1, cgparent), security)
+    # LinuxPodSandboxConfig.sysctls (3) is a map: repeated {key = 1, value = 2}
+    entries = b"".join(f_msg(3, f_bytes(1, k), f_bytes(2, v)) for k, v in sysctls)
+    linux = f_msg(8, f_bytes(1, cgparent), security, entries)
     return metadata + f_bytes(3, logdir) + linux
 
 
@@ -124,20 +130,27 @@ def main():
         r = call(channel, "Version", f_bytes(1, "v1"))
         print(first(r, 2, b"").decode(), first(r, 3, b"").decode(), first(r, 4, b"").decode())
     elif cmd == "run-pod":
-        name, handler, cgparent = args
+        name, handler, cgparent, opts = args[0], args[1], args[2], args[3:]
+        pod_network = "--pod-network" in opts
+        sysctls = [tuple(opts[i + 1].split("=", 1)) for i, o in enumerate(opts) if o == "--sysctl"]
         logdir = os.path.join(os.path.dirname(sock), "pod-logs", name)
         os.makedirs(logdir, exist_ok=True)
-        r = call(channel, "RunPodSandbox", f_msg(1, pod_config(name, cgparent, logdir)) + f_bytes(2, handler))
+        config = pod_config(name, cgparent, logdir, pod_network, sysctls)
+        r = call(channel, "RunPodSandbox", f_msg(1, config) + f_bytes(2, handler))
         pod = first(r, 1).decode()
-        pods[pod] = [name, cgparent, logdir]
+        pods[pod] = [name, cgparent, logdir, pod_network, sysctls]
         json.dump(pods, open(memo, "w"))
         print(pod)
+    elif cmd == "pod-ip":
+        status = decode(first(call(channel, "PodSandboxStatus", f_bytes(1, args[0])), 1, b""))
+        network = decode(first(status, 5, b""))  # PodSandboxStatus.network: {ip = 1}
+        print(first(network, 1, b"").decode())
     elif cmd == "create":
         pod, name, image, command = args[0], args[1], args[2], args[3:]
-        pname, cgparent, logdir = pods[pod]
+        pname, cgparent, logdir, pod_network, sysctls = pods[pod]
         config = (f_msg(1, f_bytes(1, name)) + f_msg(2, f_bytes(1, image))
                   + b"".join(f_bytes(3, c) for c in command) + f_bytes(11, name + ".log"))
-        req = f_bytes(1, pod) + f_msg(2, config) + f_msg(3, pod_config(pname, cgparent, logdir))
+        req = f_bytes(1, pod) + f_msg(2, config) + f_msg(3, pod_config(pname, cgparent, logdir, pod_network, sysctls))
         print(first(call(channel, "CreateContainer", req), 1).decode())
     elif cmd in ("start", "rm"):
         call(channel, {"start": "StartContainer", "rm": "RemoveContainer"}[cmd], f_bytes(1, args[0]))

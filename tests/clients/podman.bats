@@ -100,6 +100,7 @@ MEMLIMIT='cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sy
 }
 
 @test "podman: pause freezes the container, unpause thaws it" {
+	rootless_skip "an unprivileged user has no cgroup on cgroup v1 (podman: \"not supported and ignored\")"
 	d=$(shared_dir)
 	ok podman run -d --name frozen -v "$d:/data" "$IMG" sh -c "$COUNTER"
 	wait_file "$d/n"
@@ -117,6 +118,7 @@ MEMLIMIT='cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sy
 }
 
 @test "podman: update --memory changes the limit the container sees" {
+	rootless_skip "an unprivileged user has no cgroup on cgroup v1 (podman: \"not supported and ignored\")"
 	ok podman run -d --name upd --memory 64m "$IMG" sleep 1000
 	ok podman exec upd sh -c "$MEMLIMIT"
 	[ "$output" = 67108864 ]
@@ -126,6 +128,7 @@ MEMLIMIT='cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sy
 }
 
 @test "podman: --memory sets the limit and an allocation beyond it is OOM-killed (137)" {
+	rootless_skip "an unprivileged user has no cgroup on cgroup v1 (podman: \"not supported and ignored\")"
 	ok podman run --rm --memory 48m --memory-swap 48m "$IMG" sh -c "$MEMLIMIT"
 	[ "$output" = 50331648 ]
 	# a child hog: the shell sees it killed by SIGKILL, the cgroup counts an oom kill
@@ -139,6 +142,7 @@ MEMLIMIT='cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sy
 }
 
 @test "podman: --pids-limit caps the number of tasks" {
+	rootless_skip "an unprivileged user has no cgroup on cgroup v1 (podman: \"not supported and ignored\")"
 	run podman run --rm --pids-limit 10 "$IMG" sh -c \
 		'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; for i in $(seq 15); do sleep 3 & done 2>&1; wait'
 	[ "${lines[0]}" = 10 ]
@@ -162,11 +166,18 @@ MEMLIMIT='cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sy
 
 @test "podman: --uidmap maps root in the container to the host range" {
 	d=$(shared_dir)
-	ok podman run --rm --uidmap 0:100000:65536 --gidmap 0:100000:65536 -v "$d:/data" "$IMG" \
+	# rootless, the ids are those of podman's own user namespace, where 1 is the user's
+	# first subordinate id (/etc/subuid): a host range either way
+	first=100000 host=100000
+	if [ -n "${SBX_CLIENT_ROOTLESS:-}" ]; then
+		first=1
+		host=$(awk -F: -v u="$(id -un "$SBX_CLIENT_ROOTLESS_USER")" '$1 == u { print $2; exit }' /etc/subuid)
+	fi
+	ok podman run --rm --uidmap "0:$first:65536" --gidmap "0:$first:65536" -v "$d:/data" "$IMG" \
 		sh -c 'cat /proc/self/uid_map; id -u; touch /data/made-by-root'
-	[[ ${lines[0]} =~ ^\ *0\ +100000\ +65536$ ]]
+	[[ ${lines[0]} =~ ^\ *0\ +$first\ +65536$ ]]
 	[ "${lines[1]}" = 0 ]
-	[ "$(stat -c %u:%g "$d/made-by-root")" = 100000:100000 ]
+	[ "$(stat -c %u "$d/made-by-root")" = "$host" ]
 }
 
 @test "podman: --cap-drop takes the capability away" {
@@ -180,11 +191,12 @@ MEMLIMIT='cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sy
 }
 
 @test "podman: --security-opt seccomp=FILE applies a custom profile" {
-	cat >"$BATS_TEST_TMPDIR/no-mkdir.json" <<'EOF'
+	prof=$(shared_dir)/no-mkdir.json # (readable by the rootless user, unlike bats' temp dir)
+	cat >"$prof" <<'EOF'
 {"defaultAction": "SCMP_ACT_ALLOW",
  "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}
 EOF
-	run podman run --rm --security-opt "seccomp=$BATS_TEST_TMPDIR/no-mkdir.json" "$IMG" \
+	run podman run --rm --security-opt "seccomp=$prof" "$IMG" \
 		sh -c 'grep "^Seccomp:" /proc/self/status; mkdir /tmp/d'
 	[ "$status" -ne 0 ]
 	[[ $output == *"Seccomp:"*2* ]]
@@ -227,4 +239,77 @@ EOF
 	[[ ${lines[0]} == "tmpfs /scratch tmpfs "*size=1024k* ]]
 	[[ $output == *"No space left on device"* ]]
 	[[ $output == *dd=1* ]]
+}
+
+@test "podman: the stock bridge network: eth0, the stock ping_group_range, and the host reaches a server inside" {
+	rootless_skip "the rootless default network is slirp4netns, and this host keeps /dev/net/tun from users"
+	# Debian's containers.conf sets default_sysctls net.ipv4.ping_group_range=0 0 in the
+	# network namespace podman made and hands over by path
+	ok podman run --rm "$IMG" sh -c 'cat /proc/sys/net/ipv4/ping_group_range; ls /sys/class/net'
+	[[ ${lines[0]} =~ ^0[[:space:]]+0$ ]]
+	[[ $output == *eth0* ]]
+	# a server in the container, a client on the host: traffic only between the two
+	ok podman run -d --name web "$IMG" sh -c 'while :; do echo hello-from-bridge | nc -l -p 8080; done'
+	ip=$(podman inspect --format '{{.NetworkSettings.IPAddress}}' web)
+	[[ $ip =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]]
+	for _ in $(seq 50); do
+		got=$(timeout 2 bash -c "exec 3<>/dev/tcp/$ip/8080 && cat <&3" 2>/dev/null) && [ -n "$got" ] && break
+		sleep 0.1
+	done
+	[ "$got" = hello-from-bridge ]
+}
+
+@test "podman: --sysctl sets a namespaced sysctl (net.* in podman's network namespace, kernel.msgmax in the ipc one)" {
+	net=()
+	[ -n "${SBX_CLIENT_ROOTLESS:-}" ] && net=(--network none)
+	host_msgmax=$(cat /proc/sys/kernel/msgmax)
+	ok podman run --rm "${net[@]}" --sysctl net.ipv4.ping_group_range="0 1000" --sysctl kernel.msgmax=4096 "$IMG" \
+		cat /proc/sys/net/ipv4/ping_group_range /proc/sys/kernel/msgmax
+	[[ ${lines[0]} =~ ^0[[:space:]]+1000$ ]]
+	[ "${lines[1]}" = 4096 ]
+	[ "$(cat /proc/sys/kernel/msgmax)" = "$host_msgmax" ]
+}
+
+@test "podman: --hostname names the UTS namespace" {
+	ok podman run --rm --hostname sbx-host-name "$IMG" hostname
+	[ "$output" = sbx-host-name ]
+	[ "$(hostname)" != sbx-host-name ]
+}
+
+@test "podman: top lists the container's processes, restart runs it again" {
+	ok podman run -d --name topper "$IMG" sleep 1000
+	ok podman top topper pid args
+	[[ $output == *"sleep 1000"* ]]
+	pid1=$(pstate topper Pid)
+	ok podman restart -t 0 topper
+	[ "$(pstate topper Running)" = true ]
+	[ "$(pstate topper Pid)" != "$pid1" ]
+	ok podman exec topper sh -c 'tr "\0" " " < /proc/1/cmdline'
+	[[ $output == sleep*1000* ]]
+}
+
+@test "podman: --privileged gives the host's devices and every capability" {
+	ok podman run --rm --privileged "$IMG" sh -c 'grep CapEff /proc/self/status; ls /dev'
+	eff=$(echo "$output" | awk '/CapEff/ { print $2 }')
+	[ $((0x$eff & (1 << 21))) -ne 0 ] # CAP_SYS_ADMIN
+	# a host device beyond the default set: /dev/kmsg is a char device on every Linux host
+	ok podman run --rm --privileged "$IMG" sh -c '[ -c /dev/kmsg ] && echo kmsg-is-char'
+	[ "$output" = kmsg-is-char ]
+}
+
+@test "podman: --cgroups=disabled runs the container in podman's own cgroup" {
+	rootless_skip "rootless podman 4.3 on cgroup v1 has no cgroup to disable"
+	ok podman run --rm --cgroups=disabled "$IMG" sh -c 'echo ran; grep -c sbx-oci /proc/self/cgroup || true'
+	[ "${lines[0]}" = ran ]
+	[ "${lines[1]}" = 0 ]
+}
+
+@test "podman: contrib/podman/README.md, its commands as written (private mount and network namespace)" {
+	rootless_skip "the README's rootless commands run in the rootful case, as the user"
+	[ "$(basename "$SBX_CLIENT_RT")" = sbx-oci ] || skip "the README is about sbx-oci"
+	[ "$SBX_CLIENT_RT" = "$(realpath "$SBX_CLIENT_REPO/sbx-oci")" ] || skip "the README installs the checkout's binary, not this one"
+	tar -C "$SBX_FIXTURES/rootfs" -cf "$SBX_CLIENT_TMP/readme-image.tar" .
+	TMPDIR=$SBX_CLIENT_TMP ok timeout 300 unshare -mn "$SBX_CLIENT_REPO/tests/clients/follow-readme.sh" "$SBX_CLIENT_REPO/contrib/podman/README.md" \
+		"$SBX_CLIENT_REPO" "$SBX_CLIENT_TMP/readme-image.tar" "$SBX_CLIENT_ROOTLESS_USER"
+	[[ $output == *"ran as written"* ]]
 }
