@@ -434,6 +434,33 @@ resolv empty"
 	expect_no_processes_of "$HOST_ID"
 }
 
+@test "sandbox: /proc/meminfo shows the memory limit, not the host's memory (numpy's MemAvailable, psutil's MemTotal)" {
+	local host_kb
+	host_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+	py --memory 256M -c '
+info = dict(l.split(":", 1) for l in open("/proc/meminfo"))
+for k in ("MemTotal", "MemFree", "MemAvailable", "SwapTotal"):
+    print(k, info[k].split()[0])
+'
+	expect_status 0
+	[ "$(sed -n 1p <<<"$stdout")" = "MemTotal 262144" ]
+	[ "$(sed -n 2p <<<"$stdout")" = "MemFree 262144" ]
+	[ "$(sed -n 3p <<<"$stdout")" = "MemAvailable 262144" ]
+	[ "$(sed -n 4p <<<"$stdout")" = "SwapTotal 0" ]
+	[ "$host_kb" != 262144 ]
+	# the default limit (2 GiB), and read-only: the file is not the sandbox's to change
+	py -c '
+print(open("/proc/meminfo").readline().split()[1])
+try:
+    open("/proc/meminfo", "w")
+except OSError as e:
+    print(type(e).__name__)
+'
+	expect_status 0
+	[ "$(sed -n 1p <<<"$stdout")" = 2097152 ]
+	[[ "$(sed -n 2p <<<"$stdout")" =~ ^(PermissionError|OSError)$ ]]
+}
+
 @test "sandbox: a disk fill past --fsize 8M in /work gets EFBIG (Python) and SIGXFSZ (a shell child), and is reported" {
 	local w=$BATS_TEST_TMPDIR/work
 	mkdir "$w"
@@ -931,6 +958,13 @@ False bar /work /usr/local/bin:/usr/bin:/bin 1000"
 	[ "$n" -ge 8 ] && [ "$n" -le 15 ] || { echo "forked $n children under --pids 16" >&2; return 1; }
 	runuser -u "$RL_USER" -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do /bin/true; done'
 	expect_no_processes_of "$RL_UID"
+}
+
+@test "sandbox (rootless): /proc/meminfo shows the memory limit" {
+	rootless_setup
+	rl_py --allow-degraded --memory 96M -c 'print(open("/proc/meminfo").readline().split()[1])'
+	expect_status 0
+	expect_stdout 98304
 }
 
 @test "sandbox (rootless): a 512M memory bomb under --memory 64M gets MemoryError, reported as degraded" {

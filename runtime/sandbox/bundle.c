@@ -74,7 +74,7 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   struct sandbox_interp interp = { 0 };
   struct sandbox_run_spec spec = { 0 };
   struct workdir w = { 0 };
-  _cleanup_free_ char *python = NULL, *json = NULL, *workdir = NULL, *dir = NULL, *rootfs_abs = NULL;
+  _cleanup_free_ char *python = NULL, *json = NULL, *workdir = NULL, *dir = NULL, *rootfs_abs = NULL, *meminfo = NULL;
   char **args = NULL;
   size_t n_args = 0, len = 0;
   const char *exe;
@@ -199,6 +199,18 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   spec.workdir_owner = w.h.owner;
   spec.workdir_group = w.h.group;
   spec.caller_env = (const char *const *) environ;
+  {
+    char dir_real[PATH_MAX];
+    if (!realpath (dir, dir_real))
+      {
+        sbx_error_set (err, errno, "%s", dir);
+        goto out;
+      }
+    meminfo = sandbox_meminfo_file (dir_real, c.p.memory, err);
+    if (!meminfo)
+      goto out;
+    spec.meminfo = meminfo;
+  }
   json = sandbox_config_json (&c.p, &limits, &spec, true, &len, err);
   if (!json || write_config (dir, json, len, err) < 0)
     goto out;

@@ -142,6 +142,7 @@ struct python_run
   char **args;
   size_t n_args;
   char *script_source, *script_dest;
+  char *meminfo; /* bound over /proc/meminfo */
   int stdin_fd;
   struct output_stream streams[2];
   struct workdir_snapshot before, after;
@@ -188,6 +189,7 @@ python_run_free (struct python_run *r)
   free (r->args);
   free (r->script_source);
   free (r->script_dest);
+  free (r->meminfo);
   if (r->stdin_fd >= 0)
     close (r->stdin_fd);
   for (int i = 0; i < 2; i++)
@@ -370,6 +372,13 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.caller_env = (const char *const *) environ;
   spec.owner = owner = sandbox_owner_annotation ();
   spec.temp_workdir = r->w.temporary ? r->w.h.path : NULL;
+  /* beside the skeleton; with --rootfs (no skeleton) in the skeletons' directory, not
+     among the state root's container dirs */
+  if (p->rootfs && mkdir (cache, 0700) < 0 && errno != EEXIST)
+    return sbx_error_set (err, errno, "mkdir %s", cache);
+  spec.meminfo = r->meminfo = sandbox_meminfo_file (p->rootfs ? cache : r->bundle, p->memory, err);
+  if (!spec.meminfo)
+    return -1;
   if (r->c->no_subprocess)
     {
       if (exec_guard_start (&r->guard, r->ctx->root, err) < 0)

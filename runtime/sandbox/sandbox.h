@@ -199,7 +199,12 @@ struct sandbox_run_spec
   const char *owner;        /* sandbox_owner_annotation(), or NULL (a bundle) */
   const char *temp_workdir; /* the workdir if it is ours to remove, or NULL */
   const char *exec_listener; /* --no-subprocess: the exec supervisor's socket, or NULL */
+  const char *meminfo;       /* the file bound over /proc/meminfo, or NULL */
 };
+
+/* sandbox_meminfo.c: DIR/meminfo-BYTES, what /proc/meminfo shows a sandbox limited to
+ * BYTES, written on first use (malloc'd path). */
+char *sandbox_meminfo_file (const char *dir, uint64_t memory, struct sbx_error *err);
 
 /* pretty: for a bundle people read; compact for `python` (less to parse and hash). */
 char *sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits *l,

@@ -278,6 +278,8 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
   T (gen_string (g, "mounts"));
   T (yajl_gen_array_open (g));
   T (gen_mount (g, "/proc", "proc", "proc", proc_opts));
+  if (r->meminfo) /* the memory limit, not the host's memory (sandbox_meminfo.c) */
+    T (gen_mount (g, "/proc/meminfo", "bind", r->meminfo, ro_file_bind));
   T (gen_mount (g, "/dev", "tmpfs", "tmpfs", dev_opts));
   T (gen_mount (g, "/dev/pts", "devpts", "devpts", pts_opts));
   T (gen_mount (g, "/dev/shm", "tmpfs", "shm", shm_opts));

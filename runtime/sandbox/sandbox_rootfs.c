@@ -24,7 +24,8 @@
 #include "runtime/fs.h"
 
 /* Bumped whenever the skeleton's shape changes, so old caches are not reused. */
-#define SKELETON_FORMAT "sbx-python-skeleton-5" /* 4: etc/services, etc/protocols; 5: no run's mount points */
+#define SKELETON_FORMAT "sbx-python-skeleton-6" /* 4: etc/services, etc/protocols; 5: no run's mount points;
+                                                    6: etc/matplotlibrc, etc/mime.types */
 #define INTERP_FILE "interp"
 
 /* Top-level entries that are symlinks into /usr on a merged-/usr host (copied as
@@ -64,10 +65,16 @@ mkfile (int rootfd, const char *path, struct sbx_error *err)
   return 0;
 }
 
-/* A copy of a public host file of netbase (/etc/services, /etc/protocols), made once
- * per skeleton: socket.getservbyname("http") and getaddrinfo(host, "http") need them,
- * and a copy costs a run nothing where a bind would cost a mount. Only a regular
- * file, at most 1 MiB; a host without it gets none, as the host itself has none. */
+/* Public host files Python code reads, copied into the skeleton's /etc: netbase's
+ * services and protocols (socket.getservbyname("http"), getaddrinfo(host, "http")),
+ * Debian's matplotlibrc (matplotlib will not import without it: Debian moved it to
+ * /etc) and mime.types (mimetypes.guess_type). A copy costs a run nothing where a bind
+ * would cost a mount; their change times are part of the skeleton's key, so a package
+ * that adds or changes one gets a new skeleton. */
+static const char *const copied_etc_files[] = { "services", "protocols", "matplotlibrc", "mime.types" };
+
+/* A copy of one of them, made once per skeleton. Only a regular file, at most 1 MiB;
+ * a host without it gets none, as the host itself has none. */
 static int
 copy_host_file (int etc, const char *host_path, const char *name, struct sbx_error *err)
 {
@@ -109,11 +116,15 @@ write_etc (int rootfd, struct sbx_error *err)
       || write_file (etc, "hosts", hosts, err) < 0 || write_file (etc, "hostname", SANDBOX_HOSTNAME "\n", err) < 0
       || write_file (etc, "nsswitch.conf",
                      "passwd: files\ngroup: files\nhosts: files dns\nservices: files\nprotocols: files\n", err) < 0
-      || copy_host_file (etc, "/etc/services", "services", err) < 0
-      || copy_host_file (etc, "/etc/protocols", "protocols", err) < 0
       /* empty: no name server, unless --network full binds the host's over it */
       || write_file (etc, "resolv.conf", "", err) < 0)
     return -1;
+  for (size_t i = 0; i < ARRAY_SIZE (copied_etc_files); i++)
+    {
+      _cleanup_free_ char *host = xasprintf ("/etc/%s", copied_etc_files[i]);
+      if (copy_host_file (etc, host, copied_etc_files[i], err) < 0)
+        return -1;
+    }
   /* mount points for the host files that are bound in */
   if (mkfile (rootfd, "etc/ld.so.cache", err) < 0 || mkdirs (rootfd, "etc/ssl/certs", err) < 0
       || mkfile (rootfd, "etc/ssl/openssl.cnf", err) < 0 || mkdirs (rootfd, "etc/alternatives", err) < 0)
@@ -188,6 +199,18 @@ skeleton_key (const char *python, struct sbx_error *err)
   id = xasprintf ("%s\n%s\n%s\n%llu:%llu:%lld.%09ld:%lld.%09ld:%lld", SKELETON_FORMAT, python, real,
                   (unsigned long long) st.st_dev, (unsigned long long) st.st_ino, (long long) st.st_mtim.tv_sec,
                   st.st_mtim.tv_nsec, (long long) st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (long long) st.st_size);
+  for (size_t i = 0; i < ARRAY_SIZE (copied_etc_files); i++)
+    {
+      _cleanup_free_ char *host = xasprintf ("/etc/%s", copied_etc_files[i]), *more = NULL;
+      struct stat fst;
+      if (stat (host, &fst) < 0)
+        memset (&fst, 0, sizeof fst);
+      more = xasprintf ("%s\n%s:%lld.%09ld:%lld", id, copied_etc_files[i], (long long) fst.st_ctim.tv_sec,
+                        fst.st_ctim.tv_nsec, (long long) fst.st_size);
+      free (id);
+      id = more;
+      more = NULL;
+    }
   sha256_hex (id, strlen (id), hex);
   hex[24] = '\0';
   return xstrdup (hex);

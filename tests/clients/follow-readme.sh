@@ -36,6 +36,14 @@ mkdir -p "$home/run"
 chown -R "$user:" "$home"
 chmod 700 "$home/run"
 chmod 755 "$scratch"
+# rootless podman leaves a pause process holding its user namespace: end it with us
+# (found by its pid file, never by name)
+end_pause() {
+	local p
+	p=$(cat "$home/run/libpod/tmp/pause.pid" 2>/dev/null) || return 0
+	[ -z "$p" ] || kill -9 "$p" 2>/dev/null || true
+}
+trap end_pause EXIT
 as_user() { setpriv --reuid="$user" --regid="$user" --init-groups env HOME="$home" XDG_RUNTIME_DIR="$home/run" "$@"; }
 
 # what the README pulls: the fixture image under that name, for root and for the user

@@ -147,6 +147,13 @@ cleanup() {
 		*) rm -rf "$d" ;;
 		esac
 	done
+	# nothing of the rootless runs may outlive them (podman's pause process, conmon)
+	left=$(ps -o pid=,args= -u "$RL_USER" 2>/dev/null)
+	if [ -n "$left" ]; then
+		echo "clients: processes of $RL_USER left after the suites:" >&2
+		echo "$left" >&2
+		[ "$rc" != 0 ] || rc=1
+	fi
 	if [ -n "${SBX_KEEP_TMP:-}" ]; then
 		echo "clients: kept $T"
 	else
