@@ -374,9 +374,16 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
     {
       /* Limits are in place before the init joins: they hold from its first instruction. */
       struct cgroup_device_defaults defaults = { c->config->linux_.devices, c->config->linux_.n_devices };
+      struct oci_resources applied = c->resources;
+      /* The root of a user namespace (a delegated v2 cgroup) may not load the device
+         filter (a BPF program), and needs none: it can make no device node, and binds
+         only the listed ones (check_devices_without_cgroup's reasoning); runc and crun
+         skip the device rules rootless too. */
+      bool device_rules = c->ctx->host_root;
+      applied.has_devices &= device_rules;
       c->cgroup_created = true;
       if (c->cg.ops->create (&c->cg, err) < 0
-          || c->cg.ops->apply (&c->cg, &c->resources, &defaults, &c->ctx->log, err) < 0)
+          || c->cg.ops->apply (&c->cg, &applied, device_rules ? &defaults : NULL, &c->ctx->log, err) < 0)
         return -1;
     }
   return 0;

@@ -77,8 +77,27 @@ set_tmpfs_mode_of (int fsfd, int targetfd, struct sbx_error *err)
   return 0;
 }
 
+/* devpts's gid=N, a numeric group (the tty group, 5) */
+static bool
+is_devpts_gid (const struct oci_mount *m, const char *opt)
+{
+  return str_eq (m->type, "devpts") && strncmp (opt, "gid=", 4) == 0 && opt[4]
+         && strspn (opt + 4, "0123456789") == strlen (opt + 4);
+}
+
+static int mount_one_fs_opts (const struct mount_plan *p, int targetfd, bool target_existed, bool devpts_no_gid,
+                              int *mnt_out, struct sbx_error *err);
+
 int
 mount_one_fs (const struct mount_plan *p, int targetfd, bool target_existed, int *mnt_out, struct sbx_error *err)
+{
+  return mount_one_fs_opts (p, targetfd, target_existed, false, mnt_out, err);
+}
+
+/* devpts_no_gid: leave devpts's gid= out (see the option loop) */
+static int
+mount_one_fs_opts (const struct mount_plan *p, int targetfd, bool target_existed, bool devpts_no_gid, int *mnt_out,
+                   struct sbx_error *err)
 {
   const struct oci_mount *m = p->m;
   _cleanup_close_ int fsfd = sys_fsopen (m->type, FSOPEN_CLOEXEC);
@@ -102,6 +121,8 @@ mount_one_fs (const struct mount_plan *p, int targetfd, bool target_existed, int
       const char *opt = p->fs_options[i];
       const char *eq = strchr (opt, '=');
       int r;
+      if (devpts_no_gid && is_devpts_gid (m, opt))
+        continue;
       if (eq)
         {
           _cleanup_free_ char *key = strndup (opt, eq - opt);
@@ -111,9 +132,9 @@ mount_one_fs (const struct mount_plan *p, int targetfd, bool target_existed, int
         r = sys_fsconfig (fsfd, FSCONFIG_SET_FLAG, opt, NULL, 0);
       /* devpts's gid=5 (the tty group) names a group that a user namespace mapping
          only the caller lacks: the ptys then belong to the creator's group, as with
-         crun. Any other refused option is an error. */
-      if (r < 0 && errno == EINVAL && str_eq (m->type, "devpts") && strncmp (opt, "gid=", 4) == 0 && opt[4]
-          && strspn (opt + 4, "0123456789") == strlen (opt + 4))
+         crun. Any other refused option is an error. (Kernels before devpts took the
+         new mount API's options one by one refuse it only at create: below.) */
+      if (r < 0 && errno == EINVAL && is_devpts_gid (m, opt))
         continue;
       if (r < 0)
         {
@@ -124,6 +145,11 @@ mount_one_fs (const struct mount_plan *p, int targetfd, bool target_existed, int
     }
   if (sys_fsconfig (fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
     {
+      bool had_gid = false;
+      for (size_t i = 0; i < p->n_fs_options; i++)
+        had_gid |= is_devpts_gid (m, p->fs_options[i]);
+      if (errno == EINVAL && had_gid && !devpts_no_gid)
+        return mount_one_fs_opts (p, targetfd, target_existed, true, mnt_out, err);
       sbx_error_set (err, errno, "create %s", m->type);
       wrap_fs_log (fsfd, err);
       return -1;

@@ -419,3 +419,44 @@ test_cleanup() { # deepest first; only the names new_ancestors returned
 	run "$SBX_OCI" --root "$SBX_ROOT" --cgroup-manager disabled run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ]
 }
+
+@test "cgroups: rootless podman's case, uid 0 of a user namespace of an unprivileged user: a limit in a delegated cgroup v2 parent is enforced (v1: refused)" {
+	requires userns
+	local user=sbxtest cg=/sys/fs/cgroup d="sbx-deleg-$$-$BATS_TEST_NUMBER" dir
+	id -u "$user" >/dev/null 2>&1 || useradd -M -s /bin/sh "$user"
+	# the bundle and a state root where the user can reach them
+	dir=$(mktemp -d /tmp/sbx-deleg.XXXXXX)
+	chmod 755 "$dir"
+	cp -a "$BUNDLE" "$dir/bundle"
+	mkdir "$dir/xdg"
+	chown "$user:" "$dir/xdg"
+	chmod -R a+rX "$dir/bundle"
+	local sbx=$dir/sbx-oci # a copy the user can execute wherever the build is
+	cp "$SBX_OCI" "$sbx"
+	chmod 755 "$sbx"
+	BUNDLE=$dir/bundle
+	update_config '.linux.resources = {"memory": {"limit": 33554432, "swap": 33554432}} | .process.args = ["/bin/probe", "memhog", "200"]'
+	if [ ! -f "$cg/cgroup.controllers" ]; then
+		# a v1 (hybrid) host delegates nothing: nothing would enforce the limit
+		run runuser -u "$user" -- env XDG_RUNTIME_DIR="$dir/xdg" unshare --user --map-root-user "$sbx" run --bundle "$BUNDLE" "$ID"
+		rm -rf "$dir"
+		[ "$status" -ne 0 ]
+		[[ $output == *"linux.resources: cgroup limits were requested but this user cannot manage cgroups"* ]]
+		return 0
+	fi
+	# delegation as systemd does it: the user owns a subtree with the controllers on,
+	# and the launcher sits in a leaf of it (a process may only move between cgroups
+	# whose common ancestor's cgroup.procs it may write)
+	MADE_ANCESTORS=$d
+	mkdir "$cg/$d" "$cg/$d/launcher"
+	grep -qw memory "$cg/cgroup.subtree_control" || echo +memory >"$cg/cgroup.subtree_control"
+	echo "+memory +pids" >"$cg/$d/cgroup.subtree_control"
+	chown -R "$user:" "$cg/$d"
+	update_config ".linux.cgroupsPath = \"/$d/c1\""
+	run sh -c "echo \$\$ > $cg/$d/launcher/cgroup.procs && exec runuser -u $user -- env XDG_RUNTIME_DIR=$dir/xdg \
+		unshare --user --map-root-user $sbx run --bundle $BUNDLE $ID"
+	rm -rf "$dir"
+	[ "$status" -eq 137 ] || { echo "$output" >&2; false; }
+	[[ $output == *"killed by the OOM killer"* ]]
+	[ ! -e "$cg/$d/c1" ] # removed with the container
+}

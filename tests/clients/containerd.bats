@@ -144,9 +144,13 @@ wait_task() {
 	[[ $output == containerd* ]]
 }
 
-@test "cri: a pod with handler sbx runs on the runtime under test (exec, update, stop, remove)" {
+# A pod with handler sbx through its whole life: run, a container (exec, update, stop,
+# remove), stop and remove the pod. $1: the pod's name; the rest: run-pod's network options.
+cri_pod_lifecycle() {
+	local name=$1
+	shift
 	root=$SBX_CLIENT_TMP/sbx-root/k8s.io # the Root option of the sbx handler, plus the namespace
-	ok $SBX_CRI run-pod pod-a sbx /sbx-clients-cri/pod-a
+	ok $SBX_CRI run-pod "$name" sbx "/sbx-clients-cri/$name" "$@"
 	pod=$output
 	"$SBX_CLIENT_RT" --root "$root" state "$pod" | jq -e '.status == "running"'
 	# sh is not pid 1 (the pod's pause is): on stop its child outlives it, and
@@ -179,6 +183,14 @@ wait_task() {
 	ok $SBX_CRI rm-pod "$pod"
 	run "$SBX_CLIENT_RT" --root "$root" state "$pod"
 	[ "$status" -ne 0 ]
+}
+
+@test "cri: a pod with handler sbx runs on the runtime under test (exec, update, stop, remove), host network" {
+	cri_pod_lifecycle pod-a
+}
+
+@test "cri: the same on a CNI pod network" {
+	cri_pod_lifecycle pod-b --pod-network
 }
 
 @test "cri: a pod on a CNI pod network, with a net.* sysctl, runs on the runtime under test" {

@@ -32,7 +32,10 @@ def outcomes(path):
         print(f"compare: {path}: {e}", file=sys.stderr)
         return out
     for case in root.iter("testcase"):
-        name = case.get("name", "")
+        # regrtest's name is the whole id; pytest's is the function, its class apart
+        name, cls = case.get("name", ""), case.get("classname", "")
+        if cls and not name.startswith(cls + "."):
+            name = f"{cls}.{name}"
         tags = {child.tag for child in case}
         if "failure" in tags or "error" in tags:
             out[name] = "fail"
