@@ -21,6 +21,7 @@ deps=(build-essential autoconf automake pkg-config
 	strace                       # tests/lifecycle.bats: delays the runtime, not its container
 	python3-numpy python3-pandas # tests/python.bats: a real CPython workload under python.json
 	python3-matplotlib openssl    # tests/sandbox-workloads.bats: a PNG plot, a TLS handshake
+	python3-pytest python3-hypothesis python3-typing-extensions # tests/compat/numpy.sh: numpy's own tests
 	clang                        # tests/fuzz: libFuzzer
 	qemu-system-x86 zstd git     # tests/vm: the cgroup v2 guest; tests/asan.sh copies the tracked files
 	golang-go python3            # tests/conformance: runtime-tools is Go, crun's suite Python

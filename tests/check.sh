@@ -10,7 +10,8 @@
 #            on a failing point not in tests/conformance/expected-failures.txt
 #   compat   tests/compat/run.sh: CPython's regression tests (tests/compat/modules.txt)
 #            bare and in `sbx-oci python` at its defaults, compared test by test; fails
-#            on a difference not in tests/compat/intended-denials.txt
+#            on a difference not in tests/compat/intended-denials.txt; then numpy's
+#            own test suite the same way (tests/compat/numpy.sh, numpy-denials.txt)
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
 #   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
 #   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then

@@ -109,7 +109,7 @@ enum
   { "pids", SO_PIDS, required_argument, "N", "processes and threads (default 8 per CPU, at least 1024)" }, \
   { "nofile", SO_NOFILE, required_argument, "N", "open files per process (default 1024)" }, \
   { "fsize", SO_FSIZE, required_argument, "SIZE", "largest file a process may write (default 256M)" }, \
-  { "tmp-size", SO_TMP_SIZE, required_argument, "SIZE", "size of the /tmp and /dev/shm tmpfs (default 64M)" }, \
+  { "tmp-size", SO_TMP_SIZE, required_argument, "SIZE", "size of the /tmp and /dev/shm tmpfs (default 256M)" }, \
   { "network", SO_NETWORK, required_argument, "MODE", "none, loopback (default: only lo) or full (the host's)" }, \
   { "timeout", SO_TIMEOUT, required_argument, "SEC", "wall clock limit, kills everything (default 300; 0: none)" }, \
   { "env", SO_ENV, required_argument, "K=V", "set a variable (the environment is otherwise scrubbed)" }, \

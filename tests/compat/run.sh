@@ -10,7 +10,10 @@
 # that lost a race under the load of the other run is not a sandbox difference.
 #
 #   SBX_OCI               the binary (default: the build's)
-#   SBX_COMPAT_MODULES    only these modules (space-separated), instead of modules.txt
+# Then numpy's own test suite, bare and sandboxed, compared the same way (numpy.sh).
+#
+#   SBX_COMPAT_MODULES    only these modules (space-separated), instead of modules.txt,
+#                         and not numpy's suite
 #   SBX_COMPAT_KEEP=1     keep the scratch dir (its path is printed)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,6 +75,7 @@ if [ -s "$work/again/tests.txt" ] && [ "$(wc -l <"$work/again/tests.txt")" -le 5
 		>"$work/again.log" 2>&1 || true
 fi
 
+rc=0
 if ! "$python" "$here/compare.py" "$work/bare/bare.xml" "$work/sandbox/sandbox.xml" "$here/intended-denials.txt" \
 	--again "$work/again/again.xml" --modules "$(
 		IFS=,
@@ -79,5 +83,10 @@ if ! "$python" "$here/compare.py" "$work/bare/bare.xml" "$work/sandbox/sandbox.x
 	)"; then
 	echo "--- the sandbox run's last lines:"
 	tail -n 30 "$work/sandbox.log"
-	exit 1
+	rc=1
 fi
+# numpy's own suite the same way (numpy.sh), unless SBX_COMPAT_MODULES picked a few
+if [ -z "${SBX_COMPAT_MODULES:-}" ]; then
+	SBX_OCI=$sbx "$here/numpy.sh" || rc=1
+fi
+exit $rc
