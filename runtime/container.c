@@ -773,6 +773,30 @@ kill_on_deadline (void *data)
     c->watch->timed_out = true;
 }
 
+/* `sbx-oci python` asks to keep /tmp and /dev/shm: after the run it tells from their
+   free space whether the program filled them. Resolved inside the container's root
+   (no symlink it planted is followed), by the pid of our own unreaped child. An
+   unprivileged caller may not open the root of an init that stays as the reaper (it
+   is not dumpable and its memory belongs to the host's user namespace): then nothing
+   is held. */
+static void
+hold_container_dirs (pid_t pid, struct run_watch *watch)
+{
+  char root[64];
+  _cleanup_close_ int rootfd = -1;
+  for (size_t i = 0; i < ARRAY_SIZE (watch->held); i++)
+    watch->held[i] = -1;
+  if (!watch->hold[0])
+    return;
+  snprintf (root, sizeof root, "/proc/%d/root", (int) pid);
+  rootfd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return;
+  for (size_t i = 0; i < ARRAY_SIZE (watch->hold) && watch->hold[i]; i++)
+    watch->held[i] = sys_openat2 (rootfd, watch->hold[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                                  RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
 int
 container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep, struct run_watch *watch,
                int *exit_status, struct sbx_error *err)
@@ -820,6 +844,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   }
   if (watch)
     {
+      hold_container_dirs (c.child.pid, watch);
       watch->started = true;
       c.watch = watch;
       watch->fg.on_deadline = kill_on_deadline;

@@ -40,6 +40,11 @@ struct run_watch
   bool timed_out;      /* out: the deadline passed and everything in the container was killed */
   bool has_stats;      /* out: cgroup numbers, taken after the exit, before the cgroup goes */
   struct cgroup_stats stats;
+  /* in: directories in the container (mount points) to hold once the program runs;
+     out: an O_PATH fd of each (-1 if it could not be opened), which keeps its mount
+     for fstatfs after the container is gone. The caller closes them. */
+  const char *hold[2];
+  int held[2];
 };
 
 int container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err);

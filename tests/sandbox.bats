@@ -505,6 +505,11 @@ for path in ("/tmp/fill", "/dev/shm/fill"):
 	expect_status 0
 	expect_stdout "/tmp/fill ENOSPC True
 /dev/shm/fill ENOSPC True"
+	# the result names the limit, and a run that used a little of /tmp does not
+	result_is '.limits_hit == ["tmp_size"]'
+	py --tmp-size 8M -c 'open("/tmp/small", "wb").write(b"x" * 4096 * 1024)'
+	expect_status 0
+	result_is '.limits_hit == []'
 }
 
 @test "sandbox: a CPU spin under --timeout 1 is killed with everything it started: 137, timed_out" {

@@ -114,7 +114,7 @@ class Result:
     workdir: Optional[str] = None  # the host path, only when keep_workdir=True
     messages: str = ""
     # the limits that stopped or hampered the run ("memory", "pids", "fsize",
-    # "cpu_time", "timeout", "output"): "hit the process limit" is not "hung"
+    # "cpu_time", "timeout", "output", "tmp_size"): "hit the process limit" is not "hung"
     limits_hit: List[str] = dataclasses.field(default_factory=list)
 
     @property

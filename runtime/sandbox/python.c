@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "runtime/base/util.h"
@@ -402,6 +404,27 @@ open_streams (struct python_run *r, bool program_reads_stdin, struct sbx_error *
   return 0;
 }
 
+/* Whether a --tmp-size tmpfs (/tmp, /dev/shm) was full when the program ended: less
+   than 64 KiB or no inode left. Closes the fds. A program that filled one and then
+   removed its files is not seen: the kernel counts no ENOSPC. */
+static bool
+tmp_filled (int *held, size_t n)
+{
+  bool full = false;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct statfs sf;
+      if (held[i] < 0)
+        continue;
+      if (fstatfs (held[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC
+          && ((uint64_t) sf.f_bavail * (uint64_t) sf.f_bsize < (64u << 10) || (sf.f_files && sf.f_ffree == 0)))
+        full = true;
+      close (held[i]);
+      held[i] = -1;
+    }
+  return full;
+}
+
 static void
 collect_numbers (struct python_run *r)
 {
@@ -415,6 +438,7 @@ collect_numbers (struct python_run *r)
   if (r->watch.has_stats && st->has_pids)
     res->pids_limit_hit = st->pids_max_events > 0;
   res->fsize_reached = res->signal == SIGXFSZ;
+  res->tmp_filled = tmp_filled (r->watch.held, ARRAY_SIZE (r->watch.held));
   if (r->watch.has_stats && st->has_cpu && (st->cpu_user_ns || st->cpu_system_ns))
     {
       res->cpu_user_ms = (double) st->cpu_user_ns / 1e6;
@@ -578,6 +602,10 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.fg.data = r->streams;
   if (r->c->p.timeout > 0)
     r->watch.fg.deadline_ns = t0 + (int64_t) (r->c->p.timeout * 1e9);
+  /* held to see afterwards whether the program filled them (tmp_filled) */
+  r->watch.hold[0] = "/tmp";
+  r->watch.hold[1] = "/dev/shm";
+  r->watch.held[0] = r->watch.held[1] = -1;
   ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
   exec_guard_finish (&r->guard, r->watch.started);
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
