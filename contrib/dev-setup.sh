@@ -22,6 +22,8 @@ deps=(build-essential autoconf automake pkg-config
 	python3-numpy python3-pandas # tests/python.bats: a real CPython workload under python.json
 	python3-matplotlib openssl    # tests/sandbox-workloads.bats: a PNG plot, a TLS handshake
 	python3-pytest python3-hypothesis python3-typing-extensions # tests/compat/numpy.sh: numpy's own tests
+	python3-pip                  # tests/contrib-python.bats: pip install contrib/python (+ setuptools, wheel)
+	go-md2man man-db groff-base zsh # man pages rendered at build time; tests/packaging.bats
 	clang                        # tests/fuzz: libFuzzer
 	qemu-system-x86 zstd git     # tests/vm: the cgroup v2 guest; tests/asan.sh copies the tracked files
 	golang-go python3            # tests/conformance: runtime-tools is Go, crun's suite Python

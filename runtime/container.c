@@ -75,7 +75,7 @@ struct container
   struct init_args init;
   int listen_fds;        /* socket activation: fds 3..3+N-1 passed on (LISTEN_FDS) */
   char *listen_env;      /* "LISTEN_FDS=N" for the process's env */
-  bool forward_signals;  /* foreground run: block the forwarded signals before clone */
+  bool forward_signals;  /* foreground run: the forwarded signals are blocked throughout */
   bool one_shot;         /* foreground run deleted when it ends (not --keep) */
   bool watched;          /* foreground run whose caller reads the numbers (run_watch) */
   bool signals_blocked;
@@ -531,13 +531,6 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->parent_fds[2] = -1;
   a->parent_fds[3] = -1;
 
-  if (c->forward_signals)
-    {
-      /* Blocked from just before the clone, so none is lost or acts on us in
-       * between; the init restores its own mask. */
-      sigprocmask (SIG_BLOCK, &c->forwarded, &c->saved_mask);
-      c->signals_blocked = true;
-    }
   if (spawn_init (a, &c->cg, &c->child, err) < 0)
     {
       if (a->console_fd >= 0)
@@ -810,6 +803,15 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   c.one_shot = !detach && !keep;
   c.watched = !detach && watch;
   foreground_signal_set (&c.forwarded);
+  if (c.forward_signals)
+    {
+      /* Blocked from the start, before the state dir and cgroups exist: a TERM in
+         the first milliseconds waits for the signalfd (and reaches the program),
+         instead of ending us between making those and recording them, which left
+         cgroups nothing could delete. The init restores its own mask. */
+      sigprocmask (SIG_BLOCK, &c.forwarded, &c.saved_mask);
+      c.signals_blocked = true;
+    }
   /* Be the subreaper so a two-stage init stays our child. */
   if (!detach)
     prctl (PR_SET_CHILD_SUBREAPER, 1);

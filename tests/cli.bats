@@ -566,11 +566,18 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 	[[ "$(sed -n 2p <<<"$stdout")" == "$ID "*created*"$BUNDLE"* ]]
 }
 
-@test "cli: make install puts sbx-oci (0755, never setuid) and the seccomp profiles under the prefix" {
+@test "cli: make install puts sbx-oci (0755, never setuid), the seccomp profiles, the man pages and the completions under the prefix" {
 	requires build-tree
 	dest=$BATS_TEST_TMPDIR/dest
 	run make -s -C "$SBX_BUILD_DIR" install DESTDIR="$dest" prefix=/usr/local
 	[ "$status" -eq 0 ]
+	for page in sbx-oci sbx-oci-python; do
+		head -c 4096 "$dest/usr/local/share/man/man8/$page.8" | grep -q '^\.TH'
+		# man -l renders it without a warning
+		[ -z "$(MANWIDTH=80 man -l "$dest/usr/local/share/man/man8/$page.8" 2>&1 >/dev/null)" ]
+	done
+	cmp "$dest/usr/local/share/bash-completion/completions/sbx-oci" "$BATS_TEST_DIRNAME/../contrib/completion/sbx-oci.bash"
+	cmp "$dest/usr/local/share/zsh/site-functions/_sbx-oci" "$BATS_TEST_DIRNAME/../contrib/completion/_sbx-oci"
 	[ "$(stat -c %a "$dest/usr/local/bin/sbx-oci")" = 755 ]
 	cmp "$dest/usr/local/share/sbx-oci/seccomp/python.json" "$BATS_TEST_DIRNAME/../config/seccomp/python.json"
 	cmp "$dest/usr/local/share/sbx-oci/seccomp/default.json" "$BATS_TEST_DIRNAME/../config/seccomp/default.json"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
-# contrib/python/sbx_sandbox.py, the stdlib-only Python client of `sbx-oci python`,
-# driven against the real binary ($SBX_OCI) with this test's state root ($SBX_ROOT),
-# so the teardown's leak checks (state dirs, mounts, cgroups) cover its runs too.
-# Every sandbox id the client asks for contains "-$$-" (see client), which is what
-# our_cgroups looks for.
+# contrib/python/sbx_sandbox.py, the stdlib-only Python client of `sbx-oci python`
+# (blocking and asyncio), and its installable package, driven against the real binary
+# ($SBX_OCI) with this test's state root ($SBX_ROOT), so the teardown's leak checks
+# (state dirs, mounts, cgroups) cover its runs too. Every sandbox id the client asks for
+# contains "-$$-" (see client), which is what our_cgroups looks for. The client runs
+# under Debian's interpreter ($PY), not whatever PATH finds first (a pyenv shim...).
 
 load helpers
 
@@ -11,7 +12,8 @@ CONTRIB=$BATS_TEST_DIRNAME/../contrib/python
 
 setup() {
 	requires root
-	command -v python3 >/dev/null || skip "needs python3 to run the client"
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || skip "needs $PY to run the client"
 	setup_state
 	CLIENT_TMP=$BATS_TEST_TMPDIR/client-tmp
 	mkdir -p "$CLIENT_TMP"
@@ -56,15 +58,26 @@ client() {
 import itertools, os, sys
 from sbx_sandbox import *
 import sbx_sandbox
+SBX_OCI, SBX_ROOT = "$SBX_OCI", "$SBX_ROOT"
 _ids = itertools.count()
+def new_id():
+    return "py-t${BATS_SUITE_TEST_NUMBER:-0}-$$-%d" % next(_ids)
+def _defaults(kw):
+    kw.setdefault("sbx_oci", SBX_OCI)
+    kw.setdefault("root", SBX_ROOT)
+    kw.setdefault("sandbox_id", new_id())
+    return kw
 def sandbox(code, **kw):
-    kw.setdefault("sbx_oci", "$SBX_OCI")
-    kw.setdefault("root", "$SBX_ROOT")
-    kw.setdefault("sandbox_id", "py-t${BATS_SUITE_TEST_NUMBER:-0}-$$-%d" % next(_ids))
-    return run_python(code, **kw)
+    return run_python(code, **_defaults(kw))
+def sandbox_async(code, **kw):  # a coroutine: run_python_async
+    return run_python_async(code, **_defaults(kw))
+def leftovers():
+    """What is left of past runs: state dirs, workdirs (the teardown checks cgroups)."""
+    state = sorted(e for e in os.listdir(SBX_ROOT) if not e.startswith("@")) if os.path.isdir(SBX_ROOT) else []
+    return state + sorted(os.listdir(os.environ["TMPDIR"]))
 EOF
 	)
-	run env PYTHONPATH="$CONTRIB" TMPDIR="$CLIENT_TMP" python3 -c "$prelude
+	run env PYTHONPATH="$CONTRIB" TMPDIR="$CLIENT_TMP" "$PY" -c "$prelude
 $(cat)"
 }
 
@@ -276,19 +289,281 @@ EOF
 }
 
 @test "contrib-python: the CLI prints the result JSON and exits with the program's status" {
-	run env PYTHONPATH= TMPDIR="$CLIENT_TMP" python3 "$CONTRIB/sbx_sandbox.py" --sbx-oci "$SBX_OCI" --root "$SBX_ROOT" \
+	run env PYTHONPATH= TMPDIR="$CLIENT_TMP" "$PY" "$CONTRIB/sbx_sandbox.py" --sbx-oci "$SBX_OCI" --root "$SBX_ROOT" \
 		-c 'print(6*7); open("o.txt", "w").write("out")'
 	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 	[ "$(jq -r .stdout <<<"$output")" = 42 ]
 	[ "$(jq -r '.files_content["o.txt"]' <<<"$output")" = out ]
-	run env TMPDIR="$CLIENT_TMP" python3 "$CONTRIB/sbx_sandbox.py" --sbx-oci "$SBX_OCI" --root "$SBX_ROOT" \
+	run env TMPDIR="$CLIENT_TMP" "$PY" "$CONTRIB/sbx_sandbox.py" --sbx-oci "$SBX_OCI" --root "$SBX_ROOT" \
 		-c 'raise SystemExit(3)'
 	[ "$status" -eq 3 ]
 }
 
 @test "contrib-python: the agent example runs and exits 0" {
-	run env SBX_OCI="$SBX_OCI" SBX_ROOT="$SBX_ROOT" TMPDIR="$CLIENT_TMP" python3 "$CONTRIB/agent_example.py"
+	run env SBX_OCI="$SBX_OCI" SBX_ROOT="$SBX_ROOT" TMPDIR="$CLIENT_TMP" "$PY" "$CONTRIB/agent_example.py"
 	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 	[[ "$output" == *"agent: done"* ]]
 	[[ "$output" == *"KeyError: 'amont'"* ]]
+}
+
+@test "contrib-python: pip installs it offline as a typed package that imports and runs from anywhere" {
+	if ! "$PY" -c 'import importlib.util as u; assert all(u.find_spec(m) for m in ("pip", "setuptools", "wheel"))' 2>/dev/null; then
+		[ "${SBX_MUST_WORK:-0}" != 1 ] || { echo "needs pip, setuptools and wheel (python3-pip)" >&2; return 1; }
+		skip "needs pip, setuptools and wheel (python3-pip)"
+	fi
+	local src=$BATS_TEST_TMPDIR/src site=$BATS_TEST_TMPDIR/site elsewhere=$BATS_TEST_TMPDIR/elsewhere version
+	version=$("$SBX_OCI" --version | awk 'NR == 1 { print $3 }')
+	# a copy of the directory, as setuptools builds in the tree it is given (build/,
+	# *.egg-info): the checkout stays as it is, and nothing stale is reused
+	cp -a "$CONTRIB" "$src"
+	rm -rf "$src/build" "$src"/*.egg-info "$src"/__pycache__
+	run "$PY" -m pip install --no-index --no-build-isolation --target "$site" "$src"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ -f "$site/sbx_sandbox/py.typed" ]                # PEP 561
+	[ -f "$site/sbx_sandbox/__init__.py" ] && [ ! -L "$site/sbx_sandbox/__init__.py" ]
+	[ -d "$site/sbx_sandbox-$version.dist-info" ]     # the version is sbx-oci's
+	[ ! -e "$site/agent_example.py" ]
+	mkdir "$elsewhere"
+	# the installed copy alone: another cwd, no source dir on the path, no user site
+	cd "$elsewhere"
+	run env -i PATH=/usr/bin:/bin PYTHONPATH="$site" TMPDIR="$CLIENT_TMP" SITE="$site" VERSION="$version" \
+		CONTRIB="$CONTRIB" "$PY" -s -c '
+import inspect, os, sys, typing
+import sbx_sandbox
+site, contrib = os.path.realpath(os.environ["SITE"]), os.path.realpath(os.environ["CONTRIB"])
+assert os.path.realpath(sbx_sandbox.__file__).startswith(site + "/"), sbx_sandbox.__file__
+assert not any(os.path.realpath(p or ".").startswith(contrib) for p in sys.path), sys.path
+assert sbx_sandbox.__version__ == os.environ["VERSION"], sbx_sandbox.__version__
+# the public API is annotated all through, and the annotations resolve
+for f in (sbx_sandbox.run_python, sbx_sandbox.run_python_async, sbx_sandbox.SandboxError.__init__):
+    hints = typing.get_type_hints(f)
+    missing = set(inspect.signature(f).parameters) - set(hints) - {"self"}
+    assert not missing and "return" in hints, (f, missing)
+assert typing.get_type_hints(sbx_sandbox.Result)["files"] == typing.Dict[str, bytes]
+assert inspect.iscoroutinefunction(sbx_sandbox.run_python_async)
+r = sbx_sandbox.run_python("print(6*7); raise SystemExit(3)", sbx_oci=sys.argv[1], root=sys.argv[2],
+                           sandbox_id=sys.argv[3])
+assert (r.stdout, r.exit_code, r.ok) == ("42\n", 3, False), r
+print("ok")
+' "$SBX_OCI" "$SBX_ROOT" "py-t${BATS_SUITE_TEST_NUMBER:-0}-$$-installed"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ "$output" = ok ]
+	# and its command line, as python3 -m sbx_sandbox
+	run env -i PATH=/usr/bin:/bin PYTHONPATH="$site" TMPDIR="$CLIENT_TMP" "$PY" -s -m sbx_sandbox \
+		--sbx-oci "$SBX_OCI" --root "$SBX_ROOT" -c 'print(6*7); raise SystemExit(3)'
+	[ "$status" -eq 3 ] || { echo "$output" >&2; false; }
+	[ "$(jq -r .stdout <<<"$output")" = 42 ]
+}
+
+@test "contrib-python: run_python_async returns what run_python does, and runs concurrently" {
+	client <<'EOF'
+import asyncio, dataclasses, time
+code = r'''
+import os, sys
+print("out", sys.argv, os.getcwd(), os.environ.get("A"))
+print("err", file=sys.stderr)
+os.makedirs("out")
+open("out/made.txt", "w").write(open("in.txt").read() * 2)
+open("in.txt", "a").write("+")
+os.symlink("/etc/passwd", "pw")
+raise SystemExit(4)
+'''
+kw = dict(files={"in.txt": "x", "sub/data.bin": bytes(range(256))}, env={"A": "1"}, network="none")
+s = sandbox(code, **kw)
+a = asyncio.run(sandbox_async(code, **kw))
+assert type(a) is Result and a.exit_code == 4 and not a.ok, a
+assert a.stdout == "out ['-c'] /work 1\n" and a.stderr == "err\n", a
+assert a.files == {"out/made.txt": b"xx", "in.txt": b"x+"} and set(a.files_skipped) == {"pw"}, a
+volatile = {"wall_ms", "cpu_user_ms", "cpu_sys_ms", "peak_memory_bytes", "raw"}
+def same(r):
+    d = {k: v for k, v in dataclasses.asdict(r).items() if k not in volatile}
+    raw = {k: v for k, v in r.raw.items() if k not in volatile | {"id", "workdir", "files"}}
+    return d, raw, sorted((f["path"], f["change"], f["type"]) for f in r.raw["files"])
+assert same(a) == same(s), (same(a), same(s))
+# the same exceptions: a sandbox that cannot be set up, an argument refused before anything
+for bad in (dict(python="/nonexistent"), dict(sbx_oci="/nonexistent/sbx-oci")):
+    errors = []
+    for call in (lambda: sandbox("print(1)", **bad), lambda: asyncio.run(sandbox_async("print(1)", **bad))):
+        try:
+            call()
+        except SandboxError as e:
+            errors.append((str(e), e.returncode))
+    assert len(errors) == 2 and errors[0] == errors[1], errors
+try:
+    asyncio.run(sandbox_async("print(1)", files={"../x": "1"}))
+except ValueError as e:
+    assert "files" in str(e)
+else:
+    raise AssertionError("../x was accepted")
+# the loop goes on while sandboxes run: two 2 s runs at once take about 2 s, not 4
+async def two():
+    return await asyncio.gather(*(sandbox_async(f"import time; time.sleep(2); print({i})") for i in range(2)))
+t0 = time.monotonic()
+rs = asyncio.run(two())
+took = time.monotonic() - t0
+assert [r.stdout for r in rs] == ["0\n", "1\n"] and took < 3.8, (rs, took)
+assert leftovers() == [], leftovers()
+print("ok")
+EOF
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ "$output" = ok ]
+}
+
+@test "contrib-python: cancelling run_python_async ends the sandbox at once and leaves nothing" {
+	# the runtime through a wrapper that records its pid (exec keeps it)
+	local wrap=$BATS_TEST_TMPDIR/pid-sbx-oci
+	printf '#!/bin/sh\necho $$ >>%s/runtime-pids\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$SBX_OCI" >"$wrap"
+	chmod +x "$wrap"
+	WRAP=$wrap PIDS=$BATS_TEST_TMPDIR/runtime-pids client <<'EOF'
+import asyncio, json, subprocess, time
+
+def container_pid(sid):
+    s = subprocess.run([SBX_OCI, "--root", SBX_ROOT, "state", sid], capture_output=True, text=True)
+    if s.returncode == 0 and json.loads(s.stdout)["status"] == "running":
+        return json.loads(s.stdout)["pid"]
+    return None
+
+def gone(pids, within=5.0):
+    end = time.monotonic() + within
+    while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < end:
+        time.sleep(0.05)
+    return [p for p in pids if os.path.exists(f"/proc/{p}")] == []
+
+async def cancel_running(code):
+    """Start code, cancel it ~1 s later once its sandbox runs: (seconds the cancel took, pids)."""
+    sid = new_id()
+    task = asyncio.ensure_future(sandbox_async(code, sandbox_id=sid, sbx_oci=os.environ["WRAP"],
+                                               files={"in.txt": "x"}))
+    t0 = time.monotonic()
+    pid = None
+    while pid is None and time.monotonic() - t0 < 20 and not task.done():
+        await asyncio.sleep(0.05)
+        pid = container_pid(sid)
+    assert pid is not None, ("never running", task)
+    await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
+    assert not task.done()
+    t1 = time.monotonic()
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("the task was not cancelled")
+    return time.monotonic() - t1, [pid] + [int(p) for p in open(os.environ["PIDS"]).read().split()]
+
+# SIGTERM: sbx-oci ends the program and tears the sandbox down, long before the grace period
+sbx_sandbox.STOP_GRACE_SECONDS = 20
+took, pids = asyncio.run(cancel_running("import time; time.sleep(30)"))
+assert took < 3, took
+assert gone(pids), pids
+assert leftovers() == [], leftovers()
+# it is SIGTERM the program gets, and it may take a moment to end
+took, pids = asyncio.run(cancel_running(
+    "import signal, sys, time\n"
+    "signal.signal(signal.SIGTERM, lambda *_: (time.sleep(1.5), sys.exit(0)))\n"
+    "time.sleep(30)"))
+assert 1.5 <= took < 5, took
+assert gone(pids), pids
+assert leftovers() == [], leftovers()
+# a program that ignores SIGTERM: SIGKILL after the grace period, and delete --force
+sbx_sandbox.STOP_GRACE_SECONDS = 1
+took, pids = asyncio.run(cancel_running(
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(30)"))
+assert 1 <= took < 8, took
+assert gone(pids), pids
+assert leftovers() == [], leftovers()
+# cancelled early (asyncio.wait_for), while the workdir is written or sbx-oci sets up
+sbx_sandbox.STOP_GRACE_SECONDS = 20
+async def early(delay):
+    t0 = time.monotonic()
+    try:
+        await asyncio.wait_for(sandbox_async("import time; time.sleep(30)", files={"f": "1"}), delay)
+    except asyncio.TimeoutError:
+        return time.monotonic() - t0
+    raise AssertionError("not cancelled")
+for delay in (0.0005, 0.001, 0.002, 0.003, 0.005, 0.008, 0.012, 0.02, 0.03, 0.05, 0.1, 0.2):
+    took = asyncio.run(early(delay))
+    assert took < 5, (delay, took)
+    assert leftovers() == [], (delay, leftovers())
+print("ok")
+EOF
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ "$output" = ok ]
+	# the teardown checks that no cgroup, mount or container of the runs is left
+}
+
+@test "contrib-python: run_python_async kills a runtime that outlives the guard and deletes its container" {
+	local wrap=$BATS_TEST_TMPDIR/hanging-sbx-oci
+	cat >"$wrap" <<EOF
+#!/bin/bash
+args=()
+while [ \$# -gt 0 ]; do
+	if [ "\$1" = --timeout ]; then args+=(--timeout 0); shift 2; else args+=("\$1"); shift; fi
+done
+exec "$SBX_OCI" "\${args[@]}"
+EOF
+	chmod +x "$wrap"
+	WRAP=$wrap client <<'EOF'
+import asyncio, time
+sbx_sandbox.GUARD_SECONDS = 1
+t0 = time.monotonic()
+try:
+    asyncio.run(sandbox_async("import time; time.sleep(60)", timeout=0.5, sbx_oci=os.environ["WRAP"]))
+except SandboxError as e:
+    assert "did not finish" in str(e) and "deleted" in str(e), str(e)
+else:
+    raise AssertionError("no SandboxError")
+assert time.monotonic() - t0 < 15
+assert leftovers() == [], leftovers()
+print("ok")
+EOF
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ "$output" = ok ]
+}
+
+@test "contrib-python: a cancel during the runtime's setup sends SIGTERM only once the runtime blocks it" {
+	# sbx-oci handles SIGTERM (passes it on to the program) from when it blocks it, just
+	# before it starts the program; before that, the signal kills it mid-setup and may
+	# leave a cgroup that nothing names. A fake runtime with a long setup tells which
+	# one it got: it must be the blocked one.
+	local fake=$BATS_TEST_TMPDIR/slow-setup-sbx-oci
+	cat >"$fake" <<EOF
+#!$PY
+import json, os, signal, sys, time
+log = open("$BATS_TEST_TMPDIR/fake.log", "a")
+if "delete" in sys.argv:
+    log.write("delete\n")
+    sys.exit(0)
+def during_setup(*_):
+    log.write("SIGTERM during setup\n")
+    sys.exit(1)
+signal.signal(signal.SIGTERM, during_setup)
+time.sleep(1.5)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+log.write("blocked\n"); log.flush()
+while signal.SIGTERM not in signal.sigpending():  # blocked all along, as under signalfd
+    time.sleep(0.01)
+signal.sigwait({signal.SIGTERM})
+log.write("SIGTERM passed on\n")
+print(json.dumps({"error": None, "exit_code": 143, "signal": "SIGTERM", "files": []}))
+sys.exit(143)
+EOF
+	chmod +x "$fake"
+	FAKE=$fake client <<'EOF'
+import asyncio, time
+async def main():
+    t0 = time.monotonic()
+    try:
+        await asyncio.wait_for(sandbox_async("print(1)", sbx_oci=os.environ["FAKE"]), 0.5)
+    except asyncio.TimeoutError:
+        return time.monotonic() - t0
+took = asyncio.run(main())
+assert took is not None and 1.4 < took < 5, took
+assert leftovers() == [], leftovers()
+print("ok")
+EOF
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ "$output" = ok ]
+	[ "$(cat "$BATS_TEST_TMPDIR/fake.log")" = "$(printf 'blocked\nSIGTERM passed on')" ]
 }

@@ -71,6 +71,9 @@ requires() {
 		setcap) command -v setcap >/dev/null || why="needs setcap (libcap2-bin)" ;;
 		strace) command -v strace >/dev/null || why="needs strace" ;;
 		build-tree) [ -f "${SBX_BUILD_DIR:-}/Makefile" ] || why="needs the build tree (SBX_BUILD_DIR, set by make check)" ;;
+		go-md2man) command -v go-md2man >/dev/null || why="needs go-md2man (apt-get install go-md2man)" ;;
+		groff) command -v groff >/dev/null || why="needs groff (apt-get install groff-base)" ;;
+		zsh) command -v zsh >/dev/null || why="needs zsh (apt-get install zsh)" ;;
 		*) why="unknown requirement $req" ;;
 		esac
 		if [ -n "$why" ]; then

@@ -10,18 +10,26 @@ JSON object the runtime prints, reads back the files the code created or modifie
     r = run_python("print(6*7)")
     assert r.ok and r.stdout == "42\\n"
 
+    # in a coroutine: the same arguments and Result; cancelling the task ends the run
+    r = await run_python_async("print(6*7)")
+
 Why a subprocess and not a library binding: sbx-oci is the trust boundary. The
 sandbox is set up, watched and torn down by the runtime; this module only decides
 what to ask for and how to read the answer, so it can stay small enough to audit.
 
-CLI: ``python3 sbx_sandbox.py -c CODE [--timeout S] [--memory SIZE] ...`` prints the
-result JSON and exits with the program's status (125 if the sandbox could not be set
-up, 2 for a bad command line), like ``sbx-oci python`` itself.
+It is one file on purpose: copy it next to your code, or install it as the typed
+package ``sbx_sandbox`` (``pip install --no-index --no-build-isolation contrib/python``).
+
+CLI: ``python3 sbx_sandbox.py -c CODE [--timeout S] [--memory SIZE] ...`` (or
+``python3 -m sbx_sandbox ...``) prints the result JSON and exits with the program's
+status (125 if the sandbox could not be set up, 2 for a bad command line), like
+``sbx-oci python`` itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
 import os
@@ -32,9 +40,11 @@ import stat
 import subprocess
 import sys
 import tempfile
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union
 
-__all__ = ["run_python", "Result", "SandboxError"]
+__all__ = ["run_python", "run_python_async", "Result", "SandboxError", "FileContent"]
+
+__version__ = "0.1.0"  # that of the sbx-oci it was written with (sbx-oci --version)
 
 # Bounds on what is read back from the workdir. The code in the sandbox controls the
 # files, so without a bound it controls how much memory the caller spends on them
@@ -52,6 +62,10 @@ SANDBOX_HOST_ID = 101000
 # How long past --timeout the client waits for sbx-oci itself before giving up on it.
 # The runtime enforces the wall clock; this only guards against a runtime that hangs.
 GUARD_SECONDS = 30.0
+
+# How long a cancelled run_python_async gives sbx-oci, after SIGTERM, to end the program
+# and tear the sandbox down itself, before SIGKILL and `sbx-oci delete --force`.
+STOP_GRACE_SECONDS = 5.0
 
 # Exit status of sbx-oci when the sandbox could not be set up, and for a bad command line.
 EXIT_SETUP = 125
@@ -72,7 +86,7 @@ class SandboxError(RuntimeError):
     """
 
     def __init__(self, message: str, *, returncode: Optional[int] = None,
-                 stderr: str = "", raw: Optional[Dict[str, Any]] = None):
+                 stderr: str = "", raw: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message)
         self.message = message
         self.returncode = returncode  # sbx-oci's exit status (None if it never ran)
@@ -236,7 +250,8 @@ def _read_beneath(root_fd: int, rel: str, limit: int) -> bytes:
             raise ValueError("not a regular file")
         if st.st_size > limit:
             raise ValueError(f"{st.st_size} bytes, over the read-back limit of {limit}")
-        chunks, total = [], 0
+        chunks: List[bytes] = []
+        total = 0
         while True:
             chunk = os.read(ffd, min(1 << 20, limit + 1 - total))
             if not chunk:
@@ -250,7 +265,7 @@ def _read_beneath(root_fd: int, rel: str, limit: int) -> bytes:
         os.close(ffd)
 
 
-def _read_back(workdir: str, entries: List[Dict[str, Any]]):
+def _read_back(workdir: str, entries: List[Dict[str, Any]]) -> Tuple[Dict[str, bytes], Dict[str, str]]:
     """The created/modified regular files of the result's ``files`` list, bounded."""
     files: Dict[str, bytes] = {}
     skipped: Dict[str, str] = {}
@@ -315,8 +330,11 @@ def _timeout_arg(timeout: Optional[float]) -> str:
     return "0" if t == 0 else f"{max(t, 0.001):.3f}"
 
 
-def _build_command(code: str, *, workdir: str, sandbox_id: str, timeout, memory, network, env, python,
-                   cpu_time, pids, max_output, allow_degraded, sbx_oci, root) -> List[str]:
+def _build_command(code: str, *, workdir: str, sandbox_id: str, timeout: Optional[float],
+                   memory: Union[str, int], network: str, env: Optional[Mapping[str, str]],
+                   python: Optional[str], cpu_time: Optional[int], pids: Optional[int],
+                   max_output: Union[str, int, None], allow_degraded: bool, sbx_oci: str,
+                   root: Optional[str]) -> List[str]:
     if not isinstance(code, str):
         raise TypeError("code must be a str")
     if "\0" in code:
@@ -358,7 +376,7 @@ def _last_line(text: str) -> str:
 def _parse_result(out: bytes, err: str, returncode: int) -> Dict[str, Any]:
     """The result object from sbx-oci's stdout, or SandboxError if there is none."""
     text = out.decode("utf-8", "replace").strip()
-    raw = None
+    raw: Any = None
     if text:
         try:
             # "\n" only: str.splitlines also splits at U+2028 and U+0085, which
@@ -374,7 +392,103 @@ def _parse_result(out: bytes, err: str, returncode: int) -> Dict[str, Any]:
     return raw
 
 
-def _kill_and_delete(proc: subprocess.Popen, cmd_root: List[str], sandbox_id: str) -> None:
+def _delete_quietly(argv: List[str]) -> None:
+    """`sbx-oci delete --force ID`: what a runtime that died before its teardown left."""
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=False)
+
+
+class _Run:
+    """One call of run_python or run_python_async, except starting sbx-oci and waiting.
+
+    Both calls share everything else through it, in this order: the constructor checks
+    every argument and builds the command line once with a dummy workdir, so that a bad
+    argument raises before anything exists; make_workdir creates the workdir and the
+    input files; result turns what sbx-oci printed into a Result (or SandboxError);
+    remove_workdir removes the workdir unless it is to be kept. The methods that touch
+    the file system block, so the async call runs them in a thread.
+    """
+
+    def __init__(self, code: str, *, timeout: Optional[float], memory: Union[str, int], network: str,
+                 files: Optional[Mapping[str, FileContent]], env: Optional[Mapping[str, str]],
+                 python: Optional[str], cpu_time: Optional[int], pids: Optional[int],
+                 max_output: Union[str, int, None], allow_degraded: bool, sbx_oci: str,
+                 root: Optional[str], keep_workdir: bool, sandbox_id: Optional[str]) -> None:
+        self.plan = _plan_files(files)
+        # The id is chosen here, not by sbx-oci, so that a runtime that was killed can
+        # still be cleaned up with `delete --force ID`.
+        sid = sandbox_id if sandbox_id is not None else "py-" + secrets.token_hex(8)
+        self.sandbox_id = sid
+        self.sbx_oci = sbx_oci
+        self.timeout = timeout
+        self.keep_workdir = keep_workdir
+        # how long to wait for sbx-oci itself; it enforces the wall clock, this only
+        # guards against a runtime that hangs
+        self.guard: Optional[float] = (float(timeout) + GUARD_SECONDS) if timeout else None
+        self.delete_argv = [sbx_oci] + (["--root", os.fspath(root)] if root is not None else []) + \
+            ["delete", "--force", sid]
+
+        def command(workdir: str) -> List[str]:
+            return _build_command(code, workdir=workdir, sandbox_id=sid, timeout=timeout, memory=memory,
+                                  network=network, env=env, python=python, cpu_time=cpu_time, pids=pids,
+                                  max_output=max_output, allow_degraded=allow_degraded, sbx_oci=sbx_oci,
+                                  root=root)
+
+        command("/")  # validate the command line before the workdir exists
+        self._command = command
+        self.workdir: Optional[str] = None
+        self.cmd: List[str] = []
+
+    def make_workdir(self) -> None:
+        """Create the workdir with the input files, and the command line that names it."""
+        self.workdir = tempfile.mkdtemp(prefix="sbx-work-")
+        _write_files(self.workdir, self.plan)
+        self.cmd = self._command(self.workdir)
+
+    def remove_workdir(self) -> None:
+        if self.workdir is not None and not self.keep_workdir:
+            _remove_tree(self.workdir)
+
+    def cannot_start(self, exc: OSError) -> SandboxError:
+        return SandboxError(f"cannot run {self.sbx_oci}: {exc.strerror or exc}")
+
+    def guard_expired(self) -> SandboxError:
+        return SandboxError(f"sbx-oci did not finish within {self.guard:g} s (--timeout {self.timeout} + guard); "
+                            f"killed it and deleted {self.sandbox_id}", returncode=None)
+
+    def result(self, out: bytes, err_b: bytes, returncode: int) -> Result:
+        """The Result of a run that ended, with the files read back from the workdir."""
+        assert self.workdir is not None
+        err = err_b.decode("utf-8", "replace")
+        raw = _parse_result(out, err, returncode)
+        got, skipped = _read_back(self.workdir, raw.get("files") or [])
+        return Result(
+            exit_code=raw.get("exit_code"),
+            signal=raw.get("signal"),
+            oom_killed=bool(raw.get("oom_killed")),
+            timed_out=bool(raw.get("timed_out")),
+            cpu_time_exceeded=bool(raw.get("cpu_time_exceeded")),
+            stdout=raw.get("stdout") or "",
+            stderr=raw.get("stderr") or "",
+            wall_ms=float(raw.get("wall_ms") or 0),
+            cpu_user_ms=float(raw.get("cpu_user_ms") or 0),
+            cpu_sys_ms=float(raw.get("cpu_sys_ms") or 0),
+            peak_memory_bytes=int(raw.get("peak_memory_bytes") or 0),
+            stdout_truncated=bool(raw.get("stdout_truncated")),
+            stderr_truncated=bool(raw.get("stderr_truncated")),
+            degraded=list(raw.get("degraded") or []),
+            error=raw.get("error"),
+            files=got,
+            raw=raw,
+            files_skipped=skipped,
+            files_truncated=bool(raw.get("files_truncated")),
+            workdir=self.workdir if self.keep_workdir else None,
+            messages=err,
+            limits_hit=list(raw.get("limits_hit") or []),
+        )
+
+
+def _kill_and_delete(proc: subprocess.Popen[bytes], delete_argv: List[str]) -> None:
     """Stop a runtime that outlived the guard, and remove what it left in the state root.
 
     A SIGKILLed sbx-oci cannot tear down its container, so `delete --force` does.
@@ -384,8 +498,7 @@ def _kill_and_delete(proc: subprocess.Popen, cmd_root: List[str], sandbox_id: st
     except OSError:
         pass
     proc.wait()
-    subprocess.run(cmd_root + ["delete", "--force", sandbox_id], stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    _delete_quietly(delete_argv)
 
 
 def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int] = "2048M",
@@ -416,66 +529,176 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
     SandboxError means no program ran. ValueError/TypeError for bad arguments are
     raised before anything is created or run.
     """
-    plan = _plan_files(files)
-    # The id is chosen here, not by sbx-oci, so that a runtime killed by the guard
-    # can still be cleaned up with `delete --force ID`.
-    sandbox_id = sandbox_id if sandbox_id is not None else "py-" + secrets.token_hex(8)
-    cmd_root = [sbx_oci] + (["--root", os.fspath(root)] if root is not None else [])
-    # Validate the command line before the workdir exists, so bad arguments leave nothing.
-    _build_command(code, workdir="/", sandbox_id=sandbox_id, timeout=timeout, memory=memory, network=network,
-                   env=env, python=python, cpu_time=cpu_time, pids=pids, max_output=max_output,
-                   allow_degraded=allow_degraded, sbx_oci=sbx_oci, root=root)
-    workdir = tempfile.mkdtemp(prefix="sbx-work-")
+    run = _Run(code, timeout=timeout, memory=memory, network=network, files=files, env=env, python=python,
+               cpu_time=cpu_time, pids=pids, max_output=max_output, allow_degraded=allow_degraded,
+               sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id)
     try:
-        _write_files(workdir, plan)
-        cmd = _build_command(code, workdir=workdir, sandbox_id=sandbox_id, timeout=timeout, memory=memory,
-                             network=network, env=env, python=python, cpu_time=cpu_time, pids=pids,
-                             max_output=max_output, allow_degraded=allow_degraded, sbx_oci=sbx_oci, root=root)
+        run.make_workdir()
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(run.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
         except OSError as exc:
-            raise SandboxError(f"cannot run {sbx_oci}: {exc.strerror or exc}") from exc
-        guard = (float(timeout) + GUARD_SECONDS) if timeout else None
+            raise run.cannot_start(exc) from exc
         try:
-            out, err_b = proc.communicate(timeout=guard)
+            out, err = proc.communicate(timeout=run.guard)
         except subprocess.TimeoutExpired:
-            _kill_and_delete(proc, cmd_root, sandbox_id)
-            raise SandboxError(f"sbx-oci did not finish within {guard:g} s (--timeout {timeout} + guard); "
-                               f"killed it and deleted {sandbox_id}", returncode=None)
+            _kill_and_delete(proc, run.delete_argv)
+            raise run.guard_expired()
         except BaseException:  # KeyboardInterrupt and the like: leave nothing running
-            _kill_and_delete(proc, cmd_root, sandbox_id)
+            _kill_and_delete(proc, run.delete_argv)
             raise
-        err = err_b.decode("utf-8", "replace")
-        raw = _parse_result(out, err, proc.returncode)
-        got, skipped = _read_back(workdir, raw.get("files") or [])
-        return Result(
-            exit_code=raw.get("exit_code"),
-            signal=raw.get("signal"),
-            oom_killed=bool(raw.get("oom_killed")),
-            timed_out=bool(raw.get("timed_out")),
-            cpu_time_exceeded=bool(raw.get("cpu_time_exceeded")),
-            stdout=raw.get("stdout") or "",
-            stderr=raw.get("stderr") or "",
-            wall_ms=float(raw.get("wall_ms") or 0),
-            cpu_user_ms=float(raw.get("cpu_user_ms") or 0),
-            cpu_sys_ms=float(raw.get("cpu_sys_ms") or 0),
-            peak_memory_bytes=int(raw.get("peak_memory_bytes") or 0),
-            stdout_truncated=bool(raw.get("stdout_truncated")),
-            stderr_truncated=bool(raw.get("stderr_truncated")),
-            degraded=list(raw.get("degraded") or []),
-            error=raw.get("error"),
-            files=got,
-            raw=raw,
-            files_skipped=skipped,
-            files_truncated=bool(raw.get("files_truncated")),
-            workdir=workdir if keep_workdir else None,
-            messages=err,
-            limits_hit=list(raw.get("limits_hit") or []),
-        )
+        return run.result(out, err, proc.returncode)
     finally:
-        if not keep_workdir:
-            _remove_tree(workdir)
+        run.remove_workdir()
+
+
+# ------------------------------------------------------------------ asyncio
+
+_T = TypeVar("_T")
+
+
+async def _settle(aw: Awaitable[_T]) -> Tuple[asyncio.Future[_T], bool]:
+    """Await aw to its end even if the calling task is cancelled meanwhile: the done
+    future, and whether a cancellation was asked for (and held back) on the way.
+    """
+    fut = asyncio.ensure_future(aw)
+    cancelled = False
+    while not fut.done():
+        try:
+            await asyncio.wait([fut])  # unlike awaiting fut, never cancels it
+        except asyncio.CancelledError:
+            cancelled = True
+    return fut, cancelled
+
+
+async def _to_the_end(aw: Awaitable[_T]) -> _T:
+    """aw's result, awaited to its end, and then the cancellation if one came meanwhile:
+    for the steps that must not be cut short (writing, reading or removing the workdir
+    in a thread, which cannot be interrupted, and stopping the sandbox).
+    """
+    fut, cancelled = await _settle(aw)
+    if cancelled:
+        if not fut.cancelled():
+            fut.exception()  # retrieved: the cancellation is what the caller asked for
+        raise asyncio.CancelledError()
+    return fut.result()
+
+
+async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
+    """fn(*args) in the loop's default executor, to its end (see _to_the_end)."""
+    return await _to_the_end(asyncio.get_running_loop().run_in_executor(None, fn, *args))
+
+
+def _blocks(pid: int, sig: int) -> bool:
+    """Whether process pid (single-threaded) has sig blocked, from /proc/PID/status."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigBlk:"):
+                    return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+async def _stop(proc: asyncio.subprocess.Process, io: asyncio.Future[Tuple[bytes, bytes]], run: _Run,
+                grace: float) -> None:
+    """End sbx-oci and its sandbox, and leave nothing of them behind.
+
+    With a grace period (a cancelled call), SIGTERM first: sbx-oci passes it on to the
+    program, tears the sandbox down and exits. But it handles the signal only from when
+    it blocks it, just before it starts the program: a SIGTERM before that kills it
+    halfway through its setup, where it may have made the container's cgroups but not
+    yet its state, and then `delete --force` does not find them. So the signal waits for
+    sbx-oci to block it (/proc/PID/status), which takes milliseconds. Without a grace
+    period (the runtime outlived the guard) or past it: SIGKILL, and `delete --force`
+    for what a runtime that died of a signal left. sbx-oci's output is read all along
+    (io), so that it never blocks writing its result.
+    """
+    loop = asyncio.get_running_loop()
+
+    def send(sig: int) -> None:
+        if proc.returncode is None:
+            try:
+                proc.send_signal(sig)
+            except ProcessLookupError:
+                pass
+
+    if grace > 0:
+        deadline = loop.time() + grace
+        while not io.done() and not _blocks(proc.pid, signal.SIGTERM) and loop.time() < deadline:
+            await asyncio.wait([io], timeout=0.005)
+        if not io.done() and loop.time() < deadline:
+            send(signal.SIGTERM)
+            await asyncio.wait([io], timeout=max(0.0, deadline - loop.time()))
+    if not io.done():
+        send(signal.SIGKILL)
+        # only sbx-oci holds the pipes: they close as it dies
+        await asyncio.wait([io], timeout=GUARD_SECONDS)
+    if proc.returncode is None or proc.returncode < 0:
+        await loop.run_in_executor(None, _delete_quietly, run.delete_argv)
+    if not io.done():
+        await asyncio.wait([io], timeout=GUARD_SECONDS)
+    if not io.done():
+        io.cancel()
+    elif not io.cancelled():
+        io.exception()  # what it read is of no use any more
+
+
+async def _communicate(run: _Run) -> Tuple[bytes, bytes, int]:
+    """Run sbx-oci as run.cmd says: its stdout, stderr and exit status."""
+    # Started to the end even if cancelled meanwhile, and then stopped like a running
+    # one: asyncio would SIGKILL a runtime cancelled while starting, maybe mid-setup.
+    spawn, cancelled = await _settle(asyncio.create_subprocess_exec(
+        *run.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    try:
+        proc = spawn.result()
+    except OSError as exc:
+        if cancelled:
+            raise asyncio.CancelledError() from None
+        raise run.cannot_start(exc) from exc
+    io = asyncio.ensure_future(proc.communicate())
+    try:
+        if cancelled:
+            raise asyncio.CancelledError()
+        out, err = await asyncio.wait_for(asyncio.shield(io), run.guard)
+    except asyncio.TimeoutError:
+        await _to_the_end(_stop(proc, io, run, grace=0))
+        raise run.guard_expired() from None
+    except BaseException:  # the task was cancelled: end the run, then let it go on
+        await _to_the_end(_stop(proc, io, run, grace=STOP_GRACE_SECONDS))
+        raise
+    assert proc.returncode is not None
+    return out, err, proc.returncode
+
+
+async def run_python_async(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int] = "2048M",
+                           network: str = "loopback", files: Optional[Mapping[str, FileContent]] = None,
+                           env: Optional[Mapping[str, str]] = None, python: Optional[str] = None,
+                           cpu_time: Optional[int] = None, pids: Optional[int] = None,
+                           max_output: Union[str, int, None] = None, allow_degraded: bool = False,
+                           sbx_oci: str = "sbx-oci", root: Optional[str] = None,
+                           keep_workdir: bool = False, sandbox_id: Optional[str] = None) -> Result:
+    """run_python for asyncio: the same arguments, the same Result and exceptions.
+
+    sbx-oci runs as an asyncio subprocess, so the event loop goes on meanwhile; the
+    workdir is written, read back and removed in the loop's default executor.
+
+    Cancelling the awaiting task (task.cancel(), asyncio.wait_for, a TaskGroup...)
+    ends the run: sbx-oci gets SIGTERM, ends the program and tears the sandbox down
+    (or, after STOP_GRACE_SECONDS, gets SIGKILL and the container is deleted with
+    ``sbx-oci delete --force``), the workdir is removed, and then CancelledError
+    propagates. A second cancellation does not cut that cleanup short.
+    """
+    run = _Run(code, timeout=timeout, memory=memory, network=network, files=files, env=env, python=python,
+               cpu_time=cpu_time, pids=pids, max_output=max_output, allow_degraded=allow_degraded,
+               sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id)
+    try:
+        await _in_thread(run.make_workdir)
+        out, err, returncode = await _communicate(run)
+        return await _in_thread(run.result, out, err, returncode)
+    finally:
+        await _in_thread(run.remove_workdir)
 
 
 # ------------------------------------------------------------------ CLI
@@ -500,8 +723,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--keep-workdir", action="store_true")
     a = ap.parse_args(argv)
     try:
-        env = dict(kv.split("=", 1) for kv in a.env)
-        files = {}
+        env: Dict[str, str] = {}
+        for kv in a.env:
+            k, v = kv.split("=", 1)
+            env[k] = v
+        files: Dict[str, FileContent] = {}
         for spec in a.file:
             name, host = spec.split("=", 1)
             with open(host, "rb") as f:
@@ -520,7 +746,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SandboxError as exc:
         print(json.dumps(exc.raw if exc.raw is not None else {"error": exc.message}))
         print(f"sbx_sandbox: {exc.message}", file=sys.stderr)
-        return exc.returncode if exc.returncode not in (None, 0) else EXIT_SETUP
+        return exc.returncode or EXIT_SETUP
     sys.stderr.write(r.messages)
     print(json.dumps(r.to_json_dict()))
     return r.exit_code if r.exit_code is not None else EXIT_SETUP

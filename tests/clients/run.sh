@@ -147,8 +147,13 @@ cleanup() {
 		*) rm -rf "$d" ;;
 		esac
 	done
-	# nothing of the rootless runs may outlive them (podman's pause process, conmon)
-	left=$(ps -o pid=,args= -u "$RL_USER" 2>/dev/null)
+	# nothing of the rootless runs may outlive them (podman's pause process, conmon);
+	# a zombie is already gone but for its parent's wait, which is not ours to do
+	for _ in $(seq 50); do
+		left=$(ps -o pid=,stat=,args= -u "$RL_USER" 2>/dev/null | awk '$2 !~ /^Z/')
+		[ -n "$left" ] || break
+		sleep 0.1
+	done
 	if [ -n "$left" ]; then
 		echo "clients: processes of $RL_USER left after the suites:" >&2
 		echo "$left" >&2

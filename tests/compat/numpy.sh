@@ -47,7 +47,7 @@ bare_rc=$?
 set -e
 echo "compat-numpy: bare (exit $bare_rc) and in the sandbox (exit $sandbox_rc) in $((SECONDS - start)) s"
 for side in bare sandbox; do
-	echo "compat-numpy: $side: $(tr -d '\000' <"$work/$side.log" | grep -E '[0-9]+ (passed|failed)' | tail -n 1)"
+	echo "compat-numpy: $side: $(tr -d '\000' <"$work/$side.log" | grep -aE '[0-9]+ (passed|failed)' | tail -n 1)"
 done
 # a bare run that broke would compare as "no differences"
 n=$("$python" -c 'import sys, xml.etree.ElementTree as E; print(sum(1 for _ in E.parse(sys.argv[1]).getroot().iter("testcase")))' \

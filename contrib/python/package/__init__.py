@@ -1,0 +1,1 @@
+../sbx_sandbox.py
