@@ -35,7 +35,8 @@ print_usage (FILE *out)
   for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
     fprintf (out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
   fprintf (out, "\nGlobal options:\n"
-                "  --root DIR               state directory (default /run/sbx-oci; $XDG_RUNTIME_DIR/sbx-oci for users)\n"
+                "  --root DIR               state directory (default /run/sbx-oci; for users and root of a user namespace\n"
+                "                           $XDG_RUNTIME_DIR/sbx-oci, else /tmp/sbx-oci-UID for users)\n"
                 "  --log FILE               also write log messages to FILE\n"
                 "  --log-format text|json   format of --log (default text)\n"
                 "  --debug                  log debug messages\n"

@@ -32,7 +32,11 @@ enum
 static const struct cli_opt bundle_opts[] = {
   { "python", BO_DIR, required_argument, "DIR", "write a Python sandbox bundle in DIR (made if missing)" },
   SANDBOX_CLI_OPT_INTERPRETER ("interpreter"),
+  SANDBOX_CLI_OPT_WORKDIR ("writable host dir, the sandbox's cwd and HOME at /work (default: DIR/work, kept)"),
   SANDBOX_CLI_OPTS,
+  SANDBOX_CLI_OPT_TIMEOUT ("refused: a bundle has no wall clock (`sbx-oci python` enforces one)"),
+  SANDBOX_CLI_OPT_ALLOW_DEGRADED ("write the bundle even if a limit cannot be enforced as asked (named in a "
+                                  "warning)"),
   { NULL },
 };
 

@@ -47,7 +47,12 @@ enum
 
 static const struct cli_opt python_opts[] = {
   SANDBOX_CLI_OPT_INTERPRETER ("python"),
+  SANDBOX_CLI_OPT_WORKDIR ("writable host dir, the sandbox's cwd and HOME at /work (default: a fresh one, removed "
+                           "after the run)"),
   SANDBOX_CLI_OPTS,
+  SANDBOX_CLI_OPT_TIMEOUT ("wall clock limit, kills everything (default 300; 0: none)"),
+  SANDBOX_CLI_OPT_ALLOW_DEGRADED ("run even if a limit cannot be enforced as asked (named in a warning and the "
+                                  "result)"),
   { "max-output", PO_MAX_OUTPUT, required_argument, "SIZE", "cap of each of stdout and stderr (default 1M)" },
   { "result", PO_RESULT, required_argument, "FILE|-", "write the result as JSON (-: stdout, with the output in it)" },
   { "id", PO_ID, required_argument, "ID", "container id (default: generated)" },

@@ -100,10 +100,11 @@ enum
 /* (`bundle` spells the interpreter option --interpreter: its --python names the bundle) */
 #define SANDBOX_CLI_OPT_INTERPRETER(name) \
   { name, SO_PYTHON, required_argument, "PATH", "the interpreter (default /usr/bin/python3, else python3 on PATH)" }
+/* The options `python` and `bundle` share; each adds --workdir, --timeout and
+ * --allow-degraded with its own text (a bundle keeps DIR/work, has no run to time,
+ * and no result to name anything in). */
 #define SANDBOX_CLI_OPTS \
   { "rootfs", SO_ROOTFS, required_argument, "DIR", "an image's root filesystem instead of the host's system paths" }, \
-  { "workdir", SO_WORKDIR, required_argument, "DIR", "writable host dir, the sandbox's cwd and HOME at /work " \
-                                                     "(default: a fresh one, removed after the run)" }, \
   { "memory", SO_MEMORY, required_argument, "SIZE", "memory for the whole sandbox (default 2048M)" }, \
   { "cpu-time", SO_CPU_TIME, required_argument, "SEC", "CPU seconds per process (default 300)" }, \
   { "pids", SO_PIDS, required_argument, "N", "processes and threads (default 8 per CPU, at least 1024)" }, \
@@ -111,13 +112,13 @@ enum
   { "fsize", SO_FSIZE, required_argument, "SIZE", "largest file a process may write (default 256M)" }, \
   { "tmp-size", SO_TMP_SIZE, required_argument, "SIZE", "size of the /tmp and /dev/shm tmpfs (default 256M)" }, \
   { "network", SO_NETWORK, required_argument, "MODE", "none, loopback (default: only lo) or full (the host's)" }, \
-  { "timeout", SO_TIMEOUT, required_argument, "SEC", "wall clock limit, kills everything (default 300; 0: none)" }, \
   { "env", SO_ENV, required_argument, "K=V", "set a variable (the environment is otherwise scrubbed)" }, \
   { "ro", SO_RO, required_argument, "PATH[:DEST]", "bind a host path read-only (DEST defaults to PATH)" }, \
   { "rw", SO_RW, required_argument, "PATH[:DEST]", "bind a host path writable" }, \
-  { "allow-degraded", SO_ALLOW_DEGRADED, no_argument, NULL, \
-    "run even if a limit cannot be enforced as asked (named in a warning and the result)" }, \
   { "host-id", SO_HOST_ID, required_argument, "ID", "as root: the host uid/gid of the sandbox user (default 101000)" }
+#define SANDBOX_CLI_OPT_WORKDIR(text) { "workdir", SO_WORKDIR, required_argument, "DIR", text }
+#define SANDBOX_CLI_OPT_TIMEOUT(text) { "timeout", SO_TIMEOUT, required_argument, "SEC", text }
+#define SANDBOX_CLI_OPT_ALLOW_DEGRADED(text) { "allow-degraded", SO_ALLOW_DEGRADED, no_argument, NULL, text }
 
 /* Returns 1 if key is not a sandbox option (the caller handles it), 0 or -1. */
 int sandbox_cli_opt (struct sandbox_policy *p, int key, const char *arg, struct sbx_error *err);
