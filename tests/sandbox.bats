@@ -512,6 +512,47 @@ for path in ("/tmp/fill", "/dev/shm/fill"):
 	result_is '.limits_hit == []'
 }
 
+@test "sandbox: EMFILE at --nofile that the program reports is in limits_hit, one it keeps quiet about is not" {
+	py --nofile 64 -c '
+files = []
+while True:
+    files.append(open("/dev/null"))
+'
+	expect_status 1
+	has "$stderr" "Too many open files"
+	result_is '.limits_hit == ["nofile"] and .limits.nofile == 64'
+	# a shell's error, caught by the program; then the words split across two writes
+	py --nofile 64 -c '
+import os, subprocess, time
+subprocess.run(["/bin/bash", "-c", "for i in $(seq 3 80); do exec {fd}</dev/null || exit 1; done"], stderr=subprocess.DEVNULL)
+os.write(2, b"x" * 70000 + b"Too many ")
+time.sleep(0.3)
+os.write(2, b"open files\n")
+'
+	expect_status 0
+	result_is '.limits_hit == ["nofile"]'
+	py --nofile 64 -c '
+import subprocess
+print(subprocess.run(["/bin/bash", "-c", "for i in $(seq 3 80); do exec {fd}</dev/null || exit 1; done"]).returncode)
+'
+	expect_status 0
+	expect_stdout 1
+	result_is '.limits_hit == ["nofile"]'
+	# caught and handled silently: the kernel counts nothing, so nothing is claimed
+	py --nofile 64 -c '
+files = []
+try:
+    while True:
+        files.append(open("/dev/null"))
+except OSError:
+    pass
+print(len(files) > 50)
+'
+	expect_status 0
+	expect_stdout True
+	result_is '.limits_hit == []'
+}
+
 @test "sandbox: a CPU spin under --timeout 1 is killed with everything it started: 137, timed_out" {
 	py --timeout 1 -c '
 import subprocess, sys

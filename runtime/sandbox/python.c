@@ -406,6 +406,9 @@ open_streams (struct python_run *r, bool program_reads_stdin, struct sbx_error *
   for (int i = 0; i < 2; i++)
     r->streams[i] = (struct output_stream) { .fd = -1, .out_fd = collect ? -1 : 1 + i, .cap = r->c->max_output,
                                              .null_fd = -1 };
+  /* EMFILE at --nofile: the kernel counts no such refusal, so what the runtime can see
+   * is the program saying so (Python's OSError, perror, a shell), in glibc's words */
+  r->streams[1].watch = "Too many open files";
   return 0;
 }
 
@@ -444,6 +447,7 @@ collect_numbers (struct python_run *r)
     res->pids_limit_hit = st->pids_max_events > 0;
   res->fsize_reached = res->signal == SIGXFSZ;
   res->tmp_filled = tmp_filled (r->watch.held, ARRAY_SIZE (r->watch.held));
+  res->nofile_reported = r->streams[1].found;
   if (r->watch.has_stats && st->has_cpu && (st->cpu_user_ns || st->cpu_system_ns))
     {
       res->cpu_user_ms = (double) st->cpu_user_ns / 1e6;

@@ -37,6 +37,38 @@ discard_once (struct output_stream *s)
   return true;
 }
 
+/* Looks for s->watch in buf, and in the bytes that straddle the previous read. */
+static void
+watch_scan (struct output_stream *s, const char *buf, size_t n)
+{
+  size_t w = s->watch ? strlen (s->watch) : 0, keep;
+  char joint[2 * sizeof s->tail];
+  if (!w || s->found || w > sizeof s->tail)
+    return;
+  /* the previous read's last w-1 bytes followed by this one's first w-1 */
+  keep = n < w - 1 ? n : w - 1;
+  memcpy (joint, s->tail, s->tail_len);
+  memcpy (joint + s->tail_len, buf, keep);
+  if (memmem (joint, s->tail_len + keep, s->watch, w) || memmem (buf, n, s->watch, w))
+    {
+      s->found = true;
+      return;
+    }
+  if (n >= w - 1)
+    {
+      memcpy (s->tail, buf + n - (w - 1), w - 1);
+      s->tail_len = w - 1;
+    }
+  else
+    {
+      /* a short read: what was kept before, then all of it, the last w-1 bytes */
+      size_t total = s->tail_len + n, drop = total > w - 1 ? total - (w - 1) : 0;
+      memmove (joint, joint + drop, total - drop);
+      memcpy (s->tail, joint, total - drop);
+      s->tail_len = total - drop;
+    }
+}
+
 /* One read; false at EOF or on error (the stream is then done). */
 static bool
 read_once (struct output_stream *s)
@@ -52,6 +84,7 @@ read_once (struct output_stream *s)
   if (n <= 0)
     return false;
   s->total += (uint64_t) n;
+  watch_scan (s, buf, (size_t) n);
   keep = s->passed >= s->cap ? 0 : (size_t) (s->cap - s->passed < (uint64_t) n ? s->cap - s->passed : (uint64_t) n);
   if (keep < (size_t) n)
     s->truncated = true;

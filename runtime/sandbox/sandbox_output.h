@@ -18,6 +18,12 @@ struct output_stream
   char *buf; /* collected output (out_fd -1), NUL-terminated */
   size_t len;
   int null_fd; /* /dev/null once truncated (-1 not yet, -2 splice does not work here) */
+  /* A text looked for in every byte read (NULL: none), also across reads; found says
+   * it was. Past the cap the bytes are spliced away unread, so unseen. */
+  const char *watch;
+  bool found;
+  char tail[32]; /* the last bytes read, to find a watch split by two reads */
+  size_t tail_len;
 };
 
 /* fg_watch.on_fds for an array of streams, fds[i] being streams[i].fd. */

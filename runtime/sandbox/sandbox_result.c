@@ -11,9 +11,11 @@
  *                       "fsize" (SIGXFSZ, or a workdir file --fsize long), "cpu_time",
  *                       "timeout", "output" (a stream was capped), "tmp_size"
  *                       (/tmp or /dev/shm was full when the program ended; as
- *                       root: rootless the runtime cannot hold them). Not
- *                       seen from outside: EMFILE at --nofile (the kernel counts
- *                       none), and a full /tmp the program emptied again
+ *                       root: rootless the runtime cannot hold them), "nofile"
+ *                       (the program's stderr said "Too many open files": the
+ *                       kernel counts no EMFILE, so one the program caught and
+ *                       kept quiet about is not seen, and neither is a full /tmp
+ *                       the program emptied again)
  *   wall_ms, cpu_user_ms, cpu_sys_ms, cpu_scope
  *   peak_memory_bytes, peak_memory_scope
  *   stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated (and with
@@ -192,6 +194,8 @@ sandbox_result_json (const struct sandbox_result *r, size_t *len)
     GEN (gen_string (g, "fsize"));
   if (r->tmp_filled)
     GEN (gen_string (g, "tmp_size"));
+  if (r->nofile_reported)
+    GEN (gen_string (g, "nofile"));
   if (r->cpu_time_exceeded)
     GEN (gen_string (g, "cpu_time"));
   if (r->timed_out)

@@ -23,6 +23,7 @@ struct sandbox_result
   bool pids_limit_hit;    /* the cgroup refused a fork or thread at --pids */
   bool fsize_reached;     /* SIGXFSZ, or a workdir file --fsize long after the run */
   bool tmp_filled;        /* /tmp or /dev/shm (--tmp-size) was full at the end */
+  bool nofile_reported;   /* the program's stderr said EMFILE ("Too many open files") */
   double wall_ms;
   double cpu_user_ms, cpu_sys_ms;
   const char *cpu_scope; /* "cgroup" (every process) or "waited" (the program and what it reaped) */
