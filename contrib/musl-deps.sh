@@ -1,5 +1,5 @@
 #!/bin/bash
-# The static libraries sbx-oci links (libseccomp, yajl), built against musl from
+# The static libraries sbx-oci links (libseccomp, yajl, libcap, libmount), built against musl from
 # Debian's own source packages, into DIR (default: .musl in the tree). configure
 # --with-musl=DIR then builds the runtime with musl-gcc.
 #
@@ -55,24 +55,26 @@ apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 || true
 ver() { apt-cache "${apt_opts[@]}" showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -1; }
 seccomp_ver=$(ver libseccomp || true)
 yajl_ver=$(ver yajl || true)
-if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ]; then
+cap_ver=$(ver libcap2 || true)
+ul_ver=$(ver util-linux || true)
+if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ] || [ -z "$cap_ver" ] || [ -z "$ul_ver" ]; then
 	if compgen -G "$out/prefix/.built-*" >/dev/null; then
 		echo "musl-deps: no source index (offline?); keeping the libraries built before in $out" >&2
 		exit 0
 	fi
 	cat "$apt_dir/update.log" >&2
-	echo "musl-deps: no source package for libseccomp or yajl in Debian's index;" \
+	echo "musl-deps: no source package for libseccomp, yajl, libcap2 or util-linux in Debian's index;" \
 		"SBX_LIBC=glibc contrib/dev-setup.sh builds without musl" >&2
 	exit 1
 fi
-stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver
+stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver-libcap2-${cap_ver#*:}-util-linux-$ul_ver
 [ -f "$out/prefix/$stamp" ] && exit 0
 # Built into prefix.new and swapped in at the end: a failed download or build leaves
 # the libraries built before as they were (and in use, with a warning).
 new=$out/prefix.new
 keep_old() {
 	if compgen -G "$out/prefix/.built-*" >/dev/null; then
-		echo "musl-deps: building libseccomp $seccomp_ver and yajl $yajl_ver failed; keeping the libraries built before in $out" >&2
+		echo "musl-deps: building libseccomp $seccomp_ver, yajl $yajl_ver, libcap2 $cap_ver or util-linux $ul_ver failed; keeping the libraries built before in $out" >&2
 		exit 0
 	fi
 	exit 1
@@ -89,9 +91,11 @@ done
 ln -s "/usr/include/$(gcc -dumpmachine)/asm" "$out/include/asm"
 
 cd "$out/src"
-apt-get "${apt_opts[@]}" source --download-only "libseccomp=$seccomp_ver" "yajl=$yajl_ver" >/dev/null
-dpkg-source -x libseccomp_*.dsc libseccomp >/dev/null
-dpkg-source -x yajl_*.dsc yajl >/dev/null
+apt-get "${apt_opts[@]}" source --download-only "libseccomp=$seccomp_ver" "yajl=$yajl_ver" \
+	"libcap2=$cap_ver" "util-linux=$ul_ver" >/dev/null
+for p in libseccomp yajl libcap2 util-linux; do
+	dpkg-source -x "$p"_*.dsc "$p" >/dev/null 2>&1
+done
 
 cflags="-O2 -fPIE -fstack-protector-strong -isystem $out/include"
 
@@ -120,6 +124,33 @@ cflags="-O2 -fPIE -fstack-protector-strong -isystem $out/include"
 		objs+=("${c%.c}.o")
 	done
 	ar rcs "$new/lib/libyajl_s.a" "${objs[@]}"
+)
+# libcap: its own Makefile, the static library only. Its capability-name lookup is a
+# gperf table (case-insensitive), which is why gperf is needed; the name list comes
+# from the kernel header libcap ships.
+(
+	cd libcap2
+	make -C libcap CC=musl-gcc BUILD_CC=gcc USE_GPERF=yes COPTS="$cflags" libcap.a >/dev/null
+	cp libcap/libcap.a "$new/lib/"
+	mkdir -p "$new/include/sys"
+	cp libcap/include/sys/capability.h "$new/include/sys/"
+)
+
+# libmount (and the libblkid it needs to build): util-linux's configure with every
+# program and optional dependency off. The runtime takes only libmount's option maps,
+# so a static link pulls in nothing that runs before main().
+(
+	cd util-linux
+	./configure CC=musl-gcc CFLAGS="$cflags" --prefix="$new" --disable-all-programs --enable-libmount \
+		--enable-libblkid --disable-shared --enable-static --disable-nls --disable-pylibmount \
+		--disable-bash-completion --disable-asciidoc --disable-poman --without-python --without-selinux \
+		--without-udev --without-systemd --without-cryptsetup --without-econf --without-readline \
+		--without-ncurses --without-ncursesw --without-tinfo --without-libz --without-user \
+		--without-btrfs >configure.log 2>&1 || { cat configure.log >&2; false; }
+	make -j"$jobs" libmount.la >/dev/null
+	cp .libs/libmount.a "$new/lib/"
+	mkdir -p "$new/include/libmount"
+	cp libmount/src/libmount.h "$new/include/libmount/"
 )
 touch "$new/$stamp"
 trap - ERR

@@ -9,6 +9,19 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 
+struct mount_option_gen
+{
+  yajl_gen g;
+  bool failed;
+};
+
+static void
+gen_mount_option (const char *name, void *data)
+{
+  struct mount_option_gen *mo = data;
+  mo->failed |= gen_string (mo->g, name) != yajl_gen_status_ok;
+}
+
 static int
 gen_linux (yajl_gen g)
 {
@@ -22,7 +35,14 @@ gen_linux (yajl_gen g)
   GEN (yajl_gen_array_close (g));
 
   GEN (gen_string (g, "capabilities"));
-  GEN (gen_string_array (g, sbx_capability_names, sbx_capability_count));
+  GEN (yajl_gen_array_open (g));
+  {
+    char names[64][SBX_CAP_NAME_MAX];
+    size_t n = sbx_capability_known_names (names);
+    for (size_t i = 0; i < n; i++)
+      GEN (gen_string (g, names[i]));
+  }
+  GEN (yajl_gen_array_close (g));
 
   GEN (gen_string (g, "cgroup"));
   GEN (yajl_gen_map_open (g));
@@ -108,6 +128,7 @@ oci_features_json (void)
   const struct scmp_version *v = seccomp_version ();
   char seccomp_ver[32];
   char *out = NULL;
+  struct mount_option_gen mo = { .g = g };
 
   GEN (yajl_gen_map_open (g));
   GEN (gen_key_string (g, "ociVersionMin", "1.0.0"));
@@ -116,8 +137,9 @@ oci_features_json (void)
   GEN (gen_string_array (g, sbx_hook_names, SBX_HOOK_COUNT));
   GEN (gen_string (g, "mountOptions"));
   GEN (yajl_gen_array_open (g));
-  for (size_t i = 0; i < sbx_mount_options_count; i++)
-    GEN (gen_string (g, sbx_mount_options[i].name));
+  sbx_mount_opt_each (gen_mount_option, &mo);
+  if (mo.failed)
+    goto gen_fail;
   GEN (yajl_gen_array_close (g));
   if (gen_linux (g) < 0)
     goto gen_fail;

@@ -173,10 +173,11 @@ check_mounts (const struct oci_config *c, struct sbx_error *err)
       }
       for (size_t j = 0; j < m->n_options; j++)
         {
-          const struct sbx_mount_opt_info *o = sbx_mount_opt_lookup (m->options[j]);
-          if (o && (o->kind == MO_BIND || o->kind == MO_RBIND))
+          struct sbx_mount_opt_info o;
+          bool known = sbx_mount_opt_lookup (m->options[j], &o);
+          if (known && (o.kind == MO_BIND || o.kind == MO_RBIND))
             bind = true;
-          if (o && (o->kind == MO_IDMAP || o->kind == MO_RIDMAP))
+          if (known && (o.kind == MO_IDMAP || o.kind == MO_RIDMAP))
             idmap = true;
           if (!m->options[j][0])
             return sbx_error_set (err, 0, "%s.options[%zu]: empty option", what, j);

@@ -3,8 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <linux/capability.h>
-#include <linux/mount.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -132,114 +130,6 @@ sbx_rlimit_from_name (const char *name)
     if (strcmp (sbx_rlimits[i].name, name) == 0)
       return sbx_rlimits[i].resource;
   return -1;
-}
-
-/* ------------------------------------------------------------- capabilities */
-
-/* Indexed by capability number; the names are the kernel's (linux/capability.h). */
-const char *const sbx_capability_names[] = {
-  "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
-  "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
-  "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
-  "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
-  "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
-  "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
-  "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
-  "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
-  "CAP_CHECKPOINT_RESTORE",
-};
-const size_t sbx_capability_count = sizeof sbx_capability_names / sizeof sbx_capability_names[0];
-_Static_assert (sizeof sbx_capability_names / sizeof sbx_capability_names[0] == CAP_LAST_CAP + 1,
-                "capability table out of date with linux/capability.h");
-
-int
-sbx_capability_from_name (const char *name)
-{
-  for (size_t i = 0; i < sbx_capability_count; i++)
-    if (strcasecmp (sbx_capability_names[i], name) == 0)
-      return (int) i;
-  return -1;
-}
-
-/* ------------------------------------------------------------ mount options */
-
-/* Per-mount attributes map to MOUNT_ATTR_* (mount_setattr/fsmount); the classic
- * MS_* flag is kept so tests/unit can check the table against libmount's map. */
-const struct sbx_mount_opt_info sbx_mount_options[] = {
-  { "defaults", MO_NOOP, 0, 0, false },
-  { "silent", MO_NOOP, 0, MS_SILENT, false },
-  { "loud", MO_NOOP, 0, MS_SILENT, true },
-  { "ro", MO_ATTR_SET, MOUNT_ATTR_RDONLY, MS_RDONLY, false },
-  { "rw", MO_ATTR_CLEAR, MOUNT_ATTR_RDONLY, MS_RDONLY, true },
-  { "nosuid", MO_ATTR_SET, MOUNT_ATTR_NOSUID, MS_NOSUID, false },
-  { "suid", MO_ATTR_CLEAR, MOUNT_ATTR_NOSUID, MS_NOSUID, true },
-  { "nodev", MO_ATTR_SET, MOUNT_ATTR_NODEV, MS_NODEV, false },
-  { "dev", MO_ATTR_CLEAR, MOUNT_ATTR_NODEV, MS_NODEV, true },
-  { "noexec", MO_ATTR_SET, MOUNT_ATTR_NOEXEC, MS_NOEXEC, false },
-  { "exec", MO_ATTR_CLEAR, MOUNT_ATTR_NOEXEC, MS_NOEXEC, true },
-  { "noatime", MO_ATTR_SET, MOUNT_ATTR_NOATIME, MS_NOATIME, false },
-  { "atime", MO_ATTR_CLEAR, MOUNT_ATTR_NOATIME, MS_NOATIME, true },
-  { "relatime", MO_ATTR_SET, MOUNT_ATTR_RELATIME, MS_RELATIME, false },
-  { "norelatime", MO_ATTR_CLEAR, MOUNT_ATTR_RELATIME, MS_RELATIME, true },
-  { "strictatime", MO_ATTR_SET, MOUNT_ATTR_STRICTATIME, MS_STRICTATIME, false },
-  { "nostrictatime", MO_ATTR_CLEAR, MOUNT_ATTR_STRICTATIME, MS_STRICTATIME, true },
-  { "nodiratime", MO_ATTR_SET, MOUNT_ATTR_NODIRATIME, MS_NODIRATIME, false },
-  { "diratime", MO_ATTR_CLEAR, MOUNT_ATTR_NODIRATIME, MS_NODIRATIME, true },
-  { "nosymfollow", MO_ATTR_SET, MOUNT_ATTR_NOSYMFOLLOW, MS_NOSYMFOLLOW, false },
-  { "symfollow", MO_ATTR_CLEAR, MOUNT_ATTR_NOSYMFOLLOW, MS_NOSYMFOLLOW, true },
-  { "rro", MO_REC_ATTR_SET, MOUNT_ATTR_RDONLY, 0, false },
-  { "rrw", MO_REC_ATTR_CLEAR, MOUNT_ATTR_RDONLY, 0, false },
-  { "rnosuid", MO_REC_ATTR_SET, MOUNT_ATTR_NOSUID, 0, false },
-  { "rsuid", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOSUID, 0, false },
-  { "rnodev", MO_REC_ATTR_SET, MOUNT_ATTR_NODEV, 0, false },
-  { "rdev", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NODEV, 0, false },
-  { "rnoexec", MO_REC_ATTR_SET, MOUNT_ATTR_NOEXEC, 0, false },
-  { "rexec", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOEXEC, 0, false },
-  { "rnoatime", MO_REC_ATTR_SET, MOUNT_ATTR_NOATIME, 0, false },
-  { "ratime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOATIME, 0, false },
-  { "rrelatime", MO_REC_ATTR_SET, MOUNT_ATTR_RELATIME, 0, false },
-  { "rnorelatime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_RELATIME, 0, false },
-  { "rstrictatime", MO_REC_ATTR_SET, MOUNT_ATTR_STRICTATIME, 0, false },
-  { "rnostrictatime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_STRICTATIME, 0, false },
-  { "rnodiratime", MO_REC_ATTR_SET, MOUNT_ATTR_NODIRATIME, 0, false },
-  { "rdiratime", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NODIRATIME, 0, false },
-  { "rnosymfollow", MO_REC_ATTR_SET, MOUNT_ATTR_NOSYMFOLLOW, 0, false },
-  { "rsymfollow", MO_REC_ATTR_CLEAR, MOUNT_ATTR_NOSYMFOLLOW, 0, false },
-  { "sync", MO_SB_FLAG, 0, MS_SYNCHRONOUS, false },
-  { "async", MO_SB_FLAG_CLEAR, 0, MS_SYNCHRONOUS, true },
-  { "dirsync", MO_SB_FLAG, 0, MS_DIRSYNC, false },
-  { "mand", MO_SB_FLAG, 0, MS_MANDLOCK, false },
-  { "nomand", MO_SB_FLAG_CLEAR, 0, MS_MANDLOCK, true },
-  { "lazytime", MO_SB_FLAG, 0, MS_LAZYTIME, false },
-  { "nolazytime", MO_SB_FLAG_CLEAR, 0, MS_LAZYTIME, true },
-  { "iversion", MO_SB_FLAG, 0, MS_I_VERSION, false },
-  { "noiversion", MO_SB_FLAG_CLEAR, 0, MS_I_VERSION, true },
-  { "private", MO_PROPAGATION, MS_PRIVATE, MS_PRIVATE, false },
-  { "rprivate", MO_REC_PROPAGATION, MS_PRIVATE, MS_PRIVATE | MS_REC, false },
-  { "shared", MO_PROPAGATION, MS_SHARED, MS_SHARED, false },
-  { "rshared", MO_REC_PROPAGATION, MS_SHARED, MS_SHARED | MS_REC, false },
-  { "slave", MO_PROPAGATION, MS_SLAVE, MS_SLAVE, false },
-  { "rslave", MO_REC_PROPAGATION, MS_SLAVE, MS_SLAVE | MS_REC, false },
-  { "unbindable", MO_PROPAGATION, MS_UNBINDABLE, MS_UNBINDABLE, false },
-  { "runbindable", MO_REC_PROPAGATION, MS_UNBINDABLE, MS_UNBINDABLE | MS_REC, false },
-  { "bind", MO_BIND, 0, MS_BIND, false },
-  { "rbind", MO_RBIND, 0, MS_BIND | MS_REC, false },
-  { "remount", MO_REMOUNT, 0, MS_REMOUNT, false },
-  { "idmap", MO_IDMAP, 0, 0, false },
-  { "ridmap", MO_RIDMAP, 0, 0, false },
-  { "tmpcopyup", MO_TMPCOPYUP, 0, 0, false },
-};
-const size_t sbx_mount_options_count = sizeof sbx_mount_options / sizeof sbx_mount_options[0];
-
-const struct sbx_mount_opt_info *
-sbx_mount_opt_lookup (const char *name)
-{
-  /* the first byte before the call: a config's few dozen options each scan a table
-     of seventy names */
-  for (size_t i = 0; i < sbx_mount_options_count; i++)
-    if (sbx_mount_options[i].name[0] == name[0] && strcmp (sbx_mount_options[i].name, name) == 0)
-      return &sbx_mount_options[i];
-  return NULL;
 }
 
 /* -------------------------------------------------------------------- hooks */

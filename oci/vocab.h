@@ -51,12 +51,18 @@ extern const struct sbx_rlimit_info sbx_rlimits[];
 extern const size_t sbx_rlimits_count;
 int sbx_rlimit_from_name (const char *name); /* -1 if unknown */
 
-/* ---- capabilities ---- */
-extern const char *const sbx_capability_names[]; /* index = capability number */
-extern const size_t sbx_capability_count;
+/* ---- capabilities (oci/vocab_caps.c: libcap's names) ---- */
 int sbx_capability_from_name (const char *name); /* "CAP_CHOWN" -> 0; -1 if unknown */
+/* The capabilities the running kernel has (libcap probes the bounding set once,
+ * before main): their numbers are 0..count-1. */
+int sbx_capability_count (void);
+/* "CAP_CHOWN" for 0, into buf; "capability N" for one libcap has no name for. */
+#define SBX_CAP_NAME_MAX 48
+const char *sbx_capability_name (int cap, char buf[SBX_CAP_NAME_MAX]);
+/* The names libcap knows, in number order: the features document lists them. */
+size_t sbx_capability_known_names (char names[64][SBX_CAP_NAME_MAX]);
 
-/* ---- mount options (config.md "Linux mount options") ---- */
+/* ---- mount options (config.md "Linux mount options"; oci/vocab_mount.c) ---- */
 enum sbx_mount_opt_kind
 {
   MO_NOOP,        /* "defaults", "silent", "loud" */
@@ -78,15 +84,16 @@ enum sbx_mount_opt_kind
 
 struct sbx_mount_opt_info
 {
-  const char *name;
   enum sbx_mount_opt_kind kind;
-  uint64_t value;    /* MOUNT_ATTR_* for attributes, MS_* for propagation */
-  uint64_t ms_flag;  /* the classic MS_* flag, for the libmount cross-check (0 if none) */
-  bool ms_invert;    /* the option clears ms_flag (e.g. "rw", "dev") */
+  uint64_t value;   /* MOUNT_ATTR_* for attributes, MS_* for propagation */
+  uint64_t ms_flag; /* the classic MS_* flag libmount maps the name to (0 if none) */
 };
-extern const struct sbx_mount_opt_info sbx_mount_options[];
-extern const size_t sbx_mount_options_count;
-const struct sbx_mount_opt_info *sbx_mount_opt_lookup (const char *name); /* NULL: fs-specific */
+/* What a mounts[].options word means, from libmount's option maps (plus the "r"
+ * recursive attribute forms and the OCI words idmap, ridmap, tmpcopyup); false: not a
+ * VFS option (filesystem data). */
+bool sbx_mount_opt_lookup (const char *name, struct sbx_mount_opt_info *out);
+/* Every word sbx_mount_opt_lookup knows, for the features document: calls fn on each. */
+void sbx_mount_opt_each (void (*fn) (const char *name, void *data), void *data);
 
 /* ---- hooks ---- */
 enum sbx_hook_kind

@@ -2,59 +2,80 @@
 #include "runtime/caps.h"
 
 #include <grp.h>
-#include <linux/capability.h>
 #include <stdio.h>
+#include <sys/capability.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "oci/vocab.h"
 #include "runtime/base/util.h"
 
-/* The kernel's capabilities are numbered 0..cap_last_cap without gaps: the first
- * PR_CAPBSET_DROP that says EINVAL is past the last one. */
+/* libcap knows the kernel's capabilities (0..cap_max_bits()-1, probed once before
+ * main), so no PR_CAPBSET_DROP is spent finding the end. */
 static int
 drop_bounding (uint64_t keep, struct sbx_error *err)
 {
-  for (int cap = 0; cap < 64; cap++)
-    if (!(keep & (UINT64_C (1) << cap)) && prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-      {
-        if (errno == EINVAL)
-          break;
-        return sbx_error_set (err, errno, "drop %s from the bounding set",
-                              cap < (int) sbx_capability_count ? sbx_capability_names[cap] : "capability");
-      }
+  char name[SBX_CAP_NAME_MAX];
+  for (int cap = 0; cap < sbx_capability_count (); cap++)
+    if (!(keep & (UINT64_C (1) << cap)) && cap_drop_bound ((cap_value_t) cap) < 0)
+      return sbx_error_set (err, errno, "drop %s from the bounding set", sbx_capability_name (cap, name));
   return 0;
 }
 
-/* capget/capset with the 64-bit interface (version 3: each set is two 32-bit words).
- * Called directly: libcap asked the kernel three times for what one capget says. */
+/* The process's three sets as bit masks, through libcap's cap_t: one capget
+ * (cap_get_proc) and one capset (cap_set_proc), as the kernel needs. */
 struct cap_sets
 {
   uint64_t effective, permitted, inheritable;
 };
 
+static const cap_flag_t cap_flags[] = { CAP_EFFECTIVE, CAP_PERMITTED, CAP_INHERITABLE };
+
+static uint64_t *
+cap_sets_field (struct cap_sets *s, cap_flag_t f)
+{
+  return f == CAP_EFFECTIVE ? &s->effective : f == CAP_PERMITTED ? &s->permitted : &s->inheritable;
+}
+
 static int
 cap_sets_get (struct cap_sets *s)
 {
-  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-  struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-  if (syscall (SYS_capget, &h, d) < 0)
+  cap_t c = cap_get_proc ();
+  if (!c)
     return -1;
-  s->effective = d[0].effective | (uint64_t) d[1].effective << 32;
-  s->permitted = d[0].permitted | (uint64_t) d[1].permitted << 32;
-  s->inheritable = d[0].inheritable | (uint64_t) d[1].inheritable << 32;
+  *s = (struct cap_sets){ 0 };
+  for (size_t f = 0; f < 3; f++)
+    for (int cap = 0; cap < sbx_capability_count (); cap++)
+      {
+        cap_flag_value_t v = CAP_CLEAR;
+        if (cap_get_flag (c, (cap_value_t) cap, cap_flags[f], &v) == 0 && v == CAP_SET)
+          *cap_sets_field (s, cap_flags[f]) |= UINT64_C (1) << cap;
+      }
+  cap_free (c);
   return 0;
 }
 
 static int
-cap_sets_set (const struct cap_sets *s)
+cap_sets_set (struct cap_sets *s)
 {
-  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-  struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {
-    { (uint32_t) s->effective, (uint32_t) s->permitted, (uint32_t) s->inheritable },
-    { (uint32_t) (s->effective >> 32), (uint32_t) (s->permitted >> 32), (uint32_t) (s->inheritable >> 32) },
-  };
-  return syscall (SYS_capset, &h, d) < 0 ? -1 : 0;
+  cap_t c = cap_init ();
+  int r = -1, saved;
+  if (!c)
+    return -1;
+  for (size_t f = 0; f < 3; f++)
+    for (int cap = 0; cap < sbx_capability_count (); cap++)
+      if (*cap_sets_field (s, cap_flags[f]) >> cap & 1)
+        {
+          cap_value_t v = (cap_value_t) cap;
+          if (cap_set_flag (c, cap_flags[f], 1, &v, CAP_SET) < 0)
+            goto out;
+        }
+  r = cap_set_proc (c);
+out:
+  saved = errno;
+  cap_free (c);
+  errno = saved;
+  return r;
 }
 
 static int
@@ -86,17 +107,20 @@ set_groups_and_ids (const struct oci_user *u, bool setgroups_allowed, struct sbx
 static void
 warn_missing (struct sbx_log *log, const char *set, uint64_t missing)
 {
-  for (size_t cap = 0; cap < sbx_capability_count; cap++)
+  char name[SBX_CAP_NAME_MAX];
+  for (int cap = 0; cap < 64; cap++)
     if (missing & (UINT64_C (1) << cap))
       sbx_log_write (log, SBX_LOG_WARNING, "process.capabilities.%s: %s cannot be granted here; dropped", set,
-                     sbx_capability_names[cap]);
+                     sbx_capability_name (cap, name));
 }
 
 static int
 set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, struct sbx_error *err)
 {
   struct cap_sets cur, next;
-  uint64_t known = sbx_capability_count >= 64 ? ~UINT64_C (0) : (UINT64_C (1) << sbx_capability_count) - 1;
+  char name[SBX_CAP_NAME_MAX];
+  int count = sbx_capability_count ();
+  uint64_t known = count >= 64 ? ~UINT64_C (0) : (UINT64_C (1) << count) - 1;
   uint64_t have, eff, perm, inh;
   if (cap_sets_get (&cur) < 0)
     return sbx_error_set (err, errno, "process.capabilities: capget");
@@ -111,17 +135,18 @@ set_capabilities (const struct oci_capabilities *want, struct sbx_log *log, stru
   next = (struct cap_sets){ .effective = eff & known, .permitted = perm & known, .inheritable = inh & known };
   if (cap_sets_set (&next) < 0)
     return sbx_error_set (err, errno, "process.capabilities: capset");
-  /* One prctl: libcap's cap_reset_ambient() first asks about each capability. */
+  /* One prctl, not libcap's cap_reset_ambient(), which first asks about each
+     capability. */
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     return sbx_error_set (err, errno, "process.capabilities.ambient: clear");
-  for (size_t cap = 0; cap < sbx_capability_count; cap++)
+  for (int cap = 0; cap < count; cap++)
     if ((want->ambient >> cap) & 1)
       {
         /* The kernel needs an ambient capability to be permitted and inheritable. */
-        if (!((perm & inh) >> cap & 1) || prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+        if (!((perm & inh) >> cap & 1) || cap_set_ambient ((cap_value_t) cap, CAP_SET) < 0)
           sbx_log_write (log, SBX_LOG_WARNING,
                          "process.capabilities.ambient: %s needs to be permitted and inheritable; dropped",
-                         sbx_capability_names[cap]);
+                         sbx_capability_name (cap, name));
       }
   return 0;
 }

@@ -53,11 +53,11 @@ plan_one (const struct oci_mount *m, size_t idx, struct mount_plan *p, struct sb
   p->bind = str_eq (m->type, "bind");
   for (size_t j = 0; j < m->n_options; j++)
     {
-      const struct sbx_mount_opt_info *o = sbx_mount_opt_lookup (m->options[j]);
-      if (o && (o->kind == MO_BIND || o->kind == MO_RBIND))
+      struct sbx_mount_opt_info o;
+      if (sbx_mount_opt_lookup (m->options[j], &o) && (o.kind == MO_BIND || o.kind == MO_RBIND))
         {
           p->bind = true;
-          p->recursive |= o->kind == MO_RBIND;
+          p->recursive |= o.kind == MO_RBIND;
         }
     }
   p->cgroup = !p->bind && (str_eq (m->type, "cgroup") || str_eq (m->type, "cgroup2"));
@@ -66,8 +66,9 @@ plan_one (const struct oci_mount *m, size_t idx, struct mount_plan *p, struct sb
   for (size_t j = 0; j < m->n_options; j++)
     {
       const char *opt = m->options[j];
-      const struct sbx_mount_opt_info *o = sbx_mount_opt_lookup (opt);
-      if (!o)
+      struct sbx_mount_opt_info info;
+      const struct sbx_mount_opt_info *o = &info;
+      if (!sbx_mount_opt_lookup (opt, &info))
         {
           /* A bind mount makes no file system, so KEY=VALUE data has nothing to go
              to: ignored, as mount(2) ignores the data of MS_BIND and runc and crun

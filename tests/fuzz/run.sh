@@ -13,11 +13,11 @@ clang=$(command -v clang || command -v clang-14 || true)
 [ -f "$build/build-config.h" ] || { echo "fuzz: run ./configure first (needs build-config.h)" >&2; exit 1; }
 out=$here/.build
 mkdir -p "$out" "$here/artifacts"
-srcs=(runtime/base/json.c runtime/base/json_parse.c oci/vocab.c oci/config.c oci/config_linux.c oci/validate.c oci/state.c oci/resources.c
+srcs=(runtime/base/json.c runtime/base/json_parse.c oci/vocab.c oci/vocab_caps.c oci/vocab_mount.c oci/config.c oci/config_linux.c oci/validate.c oci/state.c oci/resources.c
 	oci/seccomp_config.c runtime/base/error.c runtime/base/util.c)
 "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 \
-	-I"$top" -I"$build" $(pkg-config --cflags yajl) \
-	"$here/fuzz_config.c" "${srcs[@]/#/$top/}" -o "$out/fuzz-config" $(pkg-config --libs yajl)
+	-I"$top" -I"$build" $(pkg-config --cflags yajl libcap mount) \
+	"$here/fuzz_config.c" "${srcs[@]/#/$top/}" -o "$out/fuzz-config" $(pkg-config --libs yajl libcap mount)
 # a scratch copy of the seed corpus: the fuzzer adds to it, the committed seeds stay small
 work=$out/corpus
 mkdir -p "$work"
