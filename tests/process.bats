@@ -158,6 +158,30 @@ load helpers
 	[[ "$stderr" == *"warning"*"CAP_NOT_A_THING"* ]]
 }
 
+# libcap's lookup reads a name up to its first character that is not a letter or '_',
+# and takes a leading digit as a number: neither may grant anything here.
+@test "caps: a name with a capability's prefix, a number or another spelling grants nothing; case is ignored" {
+	update_config '.process.capabilities = {"bounding": ["CAP_NET_RAW2", "CAP_NET_RAW,CAP_SYS_ADMIN", "12", "NET_RAW", "cap_chown"],
+		"effective": ["CAP_NET_RAW2", "cap_chown"], "permitted": ["CAP_NET_RAW2", "cap_chown"]}'
+	set_args sh -c 'grep -e ^CapEff -e ^CapBnd /proc/self/status'
+	sbx_split run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	# CAP_CHOWN (bit 0) alone
+	grep -q 'CapEff:.*0000000000000001' <<<"$stdout"
+	grep -q 'CapBnd:.*0000000000000001' <<<"$stdout"
+	for name in CAP_NET_RAW2 CAP_NET_RAW,CAP_SYS_ADMIN 12 NET_RAW; do
+		[[ "$stderr" == *"unknown capability '$name' ignored"* ]] || { echo "no warning for $name" >&2; return 1; }
+	done
+}
+
+@test "features: the capabilities are libcap's names, the mount options libmount's words plus the OCI ones" {
+	sbx features
+	[ "$status" -eq 0 ]
+	jq -e '.linux.capabilities | .[0] == "CAP_CHOWN" and index("CAP_SYS_ADMIN") == 21 and all(startswith("CAP_"))' <<<"$output"
+	jq -e '.mountOptions as $o | ["ro", "rw", "nosymfollow", "rro", "rnosymfollow", "rbind", "rprivate", "defaults", "idmap", "ridmap", "tmpcopyup", "lazytime"] | all(. as $w | $o | index($w))' <<<"$output"
+	jq -e '.mountOptions | index("noauto") == null and index("rrbind") == null and (unique | length) == length' <<<"$output"
+}
+
 @test "caps: without CAP_MKNOD the container cannot create device nodes" {
 	set_args /bin/probe mknod /tmp/null
 	update_config '.mounts += [{"destination":"/tmp","type":"tmpfs","source":"tmpfs"}]'
