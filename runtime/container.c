@@ -716,6 +716,16 @@ report_oom (struct container *c, struct run_watch *watch)
                  c->o->id, (unsigned long long) kills, (unsigned long long) limit);
 }
 
+/* A watched run's memory in use, for its caller (the sandbox's /proc/meminfo). */
+static void
+report_memory_usage (void *data)
+{
+  struct container *c = data;
+  struct cgroup_stats st;
+  if (c->cg.ops->stats (&c->cg, &st) == 0 && st.has_memory)
+    c->watch->on_memory_usage (c->watch->memory_data, st.memory_usage);
+}
+
 /* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
 static void
 run_cleanup (struct container *c, struct run_watch *watch)
@@ -851,6 +861,12 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       c.watch = watch;
       watch->fg.on_deadline = kill_on_deadline;
       watch->fg.deadline_data = &c;
+      if (watch->on_memory_usage && c.cg.ops)
+        {
+          watch->fg.tick_ns = 200 * 1000000LL;
+          watch->fg.on_tick = report_memory_usage;
+          watch->fg.tick_data = &c;
+        }
     }
   if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
     goto abort;

@@ -45,6 +45,10 @@ struct run_watch
      for fstatfs after the container is gone. The caller closes them. */
   const char *hold[2];
   int held[2];
+  /* in: called with the cgroup's memory usage (bytes) every 200 ms while the
+     program runs (NULL: not; nothing without a cgroup that counts memory) */
+  void (*on_memory_usage) (void *data, uint64_t bytes);
+  void *memory_data;
 };
 
 int container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err);

@@ -35,14 +35,19 @@ monotonic_ns (void)
   return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* poll(2)'s timeout until the deadline, rounded up so we never wake just before it. */
+/* poll(2)'s timeout until the deadline or the next tick, whichever is first, rounded
+ * up so we never wake just before it. */
 static int
-poll_timeout (const struct fg_watch *w, bool deadline_fired)
+poll_timeout (const struct fg_watch *w, bool deadline_fired, int64_t next_tick)
 {
-  int64_t left;
-  if (!w || !w->deadline_ns || deadline_fired)
+  int64_t left = -1, now;
+  if (!w || ((!w->deadline_ns || deadline_fired) && !next_tick))
     return -1;
-  left = w->deadline_ns - monotonic_ns ();
+  now = monotonic_ns ();
+  if (w->deadline_ns && !deadline_fired)
+    left = w->deadline_ns - now;
+  if (next_tick && (left < 0 || next_tick - now < left))
+    left = next_tick - now;
   if (left <= 0)
     return 0;
   return left / 1000000 >= INT32_MAX ? INT32_MAX : (int) (left / 1000000) + 1;
@@ -54,6 +59,7 @@ foreground_wait (int pidfd, int sfd, struct fg_watch *w, int *exit_status, struc
   struct pollfd pfd[2 + FG_MAX_FDS];
   size_t extra = w ? (w->n_fds < FG_MAX_FDS ? w->n_fds : FG_MAX_FDS) : 0;
   bool fired = false;
+  int64_t next_tick = w && w->on_tick && w->tick_ns > 0 ? monotonic_ns () + w->tick_ns : 0;
   struct rusage ru;
   siginfo_t si;
   for (;;)
@@ -63,7 +69,7 @@ foreground_wait (int pidfd, int sfd, struct fg_watch *w, int *exit_status, struc
       pfd[1] = (struct pollfd) { .fd = sfd, .events = POLLIN };
       for (size_t i = 0; i < extra; i++)
         pfd[2 + i] = (struct pollfd) { .fd = w->fds[i].fd, .events = w->fds[i].events };
-      r = poll (pfd, 2 + extra, poll_timeout (w, fired));
+      r = poll (pfd, 2 + extra, poll_timeout (w, fired, next_tick));
       if (r < 0)
         {
           if (errno == EINTR)
@@ -75,6 +81,11 @@ foreground_wait (int pidfd, int sfd, struct fg_watch *w, int *exit_status, struc
           fired = true;
           if (w->on_deadline)
             w->on_deadline (w->deadline_data);
+        }
+      if (next_tick && monotonic_ns () >= next_tick)
+        {
+          w->on_tick (w->tick_data);
+          next_tick = monotonic_ns () + w->tick_ns;
         }
       if (pfd[1].revents & POLLIN)
         {

@@ -23,6 +23,9 @@ struct fg_watch
   void *data;                       /* for on_fds */
   void (*on_deadline) (void *deadline_data); /* called once, when the deadline passes */
   void *deadline_data;
+  int64_t tick_ns;                  /* on_tick's period; 0: none */
+  void (*on_tick) (void *tick_data); /* called every tick_ns while the process runs */
+  void *tick_data;
   /* out */
   struct rusage rusage; /* of the process and the descendants it waited for */
   int term_signal;      /* the signal that ended it, 0 if it exited */

@@ -149,7 +149,8 @@ struct python_run
   char **args;
   size_t n_args;
   char *script_source, *script_dest;
-  char *meminfo; /* bound over /proc/meminfo */
+  char *meminfo;   /* bound over /proc/meminfo: the run's own, unlinked at the end */
+  int meminfo_fd;  /* open to rewrite it with the use (sandbox_meminfo_update) */
   int stdin_fd;
   struct output_stream streams[2];
   struct workdir_snapshot before, after;
@@ -196,7 +197,11 @@ python_run_free (struct python_run *r)
   free (r->args);
   free (r->script_source);
   free (r->script_dest);
+  if (r->meminfo)
+    unlink (r->meminfo);
   free (r->meminfo);
+  if (r->meminfo_fd >= 0)
+    close (r->meminfo_fd);
   if (r->stdin_fd >= 0)
     close (r->stdin_fd);
   for (int i = 0; i < 2; i++)
@@ -383,9 +388,10 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
      among the state root's container dirs */
   if (p->rootfs && mkdir (cache, 0700) < 0 && errno != EEXIST)
     return sbx_error_set (err, errno, "mkdir %s", cache);
-  spec.meminfo = r->meminfo = sandbox_meminfo_file (p->rootfs ? cache : r->bundle, p->memory, err);
-  if (!spec.meminfo)
+  r->meminfo_fd = sandbox_meminfo_run_open (p->rootfs ? cache : r->bundle, p->memory, &r->meminfo, err);
+  if (r->meminfo_fd < 0)
     return -1;
+  spec.meminfo = r->meminfo;
   if (r->c->no_subprocess)
     {
       if (exec_guard_start (&r->guard, r->ctx->root, err) < 0)
@@ -574,6 +580,14 @@ write_result (struct python_run *r, struct sbx_error *err)
   return result_file_write (r, json, len, err);
 }
 
+/* What /proc/meminfo shows follows the sandbox's use while it runs. */
+static void
+update_meminfo (void *data, uint64_t bytes)
+{
+  struct python_run *r = data;
+  sandbox_meminfo_update (r->meminfo_fd, r->c->p.memory, bytes);
+}
+
 static int
 execute (struct python_run *r, struct sbx_error *err)
 {
@@ -615,6 +629,8 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.hold[0] = "/tmp";
   r->watch.hold[1] = "/dev/shm";
   r->watch.held[0] = r->watch.held[1] = -1;
+  r->watch.on_memory_usage = update_meminfo;
+  r->watch.memory_data = r;
   ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
   exec_guard_finish (&r->guard, r->watch.started);
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
@@ -657,7 +673,7 @@ static int
 run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
   struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
-  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1 };
+  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1 };
   int split = program_start (argc, argv), first, ret = -1;
   bool reads_stdin;
 

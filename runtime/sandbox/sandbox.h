@@ -206,6 +206,11 @@ struct sandbox_run_spec
 /* sandbox_meminfo.c: DIR/meminfo-BYTES, what /proc/meminfo shows a sandbox limited to
  * BYTES, written on first use (malloc'd path). */
 char *sandbox_meminfo_file (const char *dir, uint64_t memory, struct sbx_error *err);
+/* A run's own file in DIR (*path, malloc'd; the caller unlinks it after the run):
+ * nothing in use yet. Returns its fd, open for sandbox_meminfo_update. */
+int sandbox_meminfo_run_open (const char *dir, uint64_t memory, char **path, struct sbx_error *err);
+/* Rewrite it for USED bytes of the limit in use. */
+void sandbox_meminfo_update (int fd, uint64_t memory, uint64_t used);
 
 /* pretty: for a bundle people read; compact for `python` (less to parse and hash). */
 char *sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits *l,
