@@ -776,6 +776,18 @@ kill_on_deadline (void *data)
     c->watch->timed_out = true;
 }
 
+/* A watch's fds said the run is over (fg_watch.stop): everything in the container
+ * dies, as at the deadline, but it is no timeout. */
+static void
+kill_on_stop (void *data)
+{
+  struct container *c = data;
+  struct sbx_error e = { 0 };
+  syscall (SYS_pidfd_send_signal, c->child.pidfd, SIGKILL, NULL, 0);
+  if (c->cg.ops && c->cg.ops->kill_all (&c->cg, SIGKILL, &e) < 0)
+    sbx_error_clear (&e);
+}
+
 /* `sbx-oci python` asks to keep /tmp and /dev/shm: after the run it tells from their
    free space whether the program filled them. Resolved inside the container's root
    (no symlink it planted is followed), by the pid of our own unreaped child. An
@@ -860,6 +872,7 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       watch->started = true;
       c.watch = watch;
       watch->fg.on_deadline = kill_on_deadline;
+      watch->fg.on_stop = kill_on_stop;
       watch->fg.deadline_data = &c;
       if (watch->on_memory_usage && c.cg.ops)
         {
@@ -869,6 +882,8 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
         }
     }
   if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
+    goto abort;
+  if (watch && watch->on_started && watch->on_started (watch->started_data, o->id, err) < 0)
     goto abort;
   sfd = signalfd (-1, &c.forwarded, SFD_CLOEXEC);
   if (sfd < 0)

@@ -49,6 +49,9 @@ struct run_watch
      program runs (NULL: not; nothing without a cgroup that counts memory) */
   void (*on_memory_usage) (void *data, uint64_t bytes);
   void *memory_data;
+  /* in: called once the program runs (the container is started), with its id */
+  int (*on_started) (void *data, const char *id, struct sbx_error *err);
+  void *started_data;
 };
 
 int container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err);
@@ -85,6 +88,12 @@ struct exec_opts
   const char *cgroup; /* --cgroup: a sub-cgroup to join (cgroup_descend) */
   const char *process_label, *apparmor;
   bool ignore_paused;
+  /* No program: the calling process's own copy joins and becomes the process, and
+     container_exec returns in it with *in_child set (the warm sandboxes of `serve`:
+     a forked interpreter continues as the container's process). The parent side
+     waits as in the foreground. Not with tty or detach. */
+  bool in_process;
+  bool *in_child; /* out, with in_process */
 };
 /* Detached: returns once the program runs. Foreground: waits, forwards signals and
  * sets *exit_status (128+N when killed by signal N). */

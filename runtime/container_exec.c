@@ -66,6 +66,7 @@ struct exec_ctx
   int ns_flags;
   pid_t pid;
   int pidfd, sync_fd;
+  bool in_child; /* in_process: this is the copy that became the container's process */
 };
 
 static void
@@ -327,7 +328,11 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     {
       close (sv[0]);
       a.sync_fd = sv[1];
-      exec_child_main (&a);
+      if (!o->in_process)
+        exec_child_main (&a);
+      exec_child_become_in_process (&a);
+      e->in_child = true;
+      return 0;
     }
   spawn_restore_ns (&saved_pid, CLONE_NEWPID);
   spawn_restore_ns (&saved_time, CLONE_NEWTIME);
@@ -431,7 +436,21 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       sigprocmask (SIG_BLOCK, &forwarded, &saved_mask);
       blocked = true;
     }
-  if (spawn_child (&e, ctx, o, err) < 0 || sync_wait_exec (e.sync_fd, err) < 0)
+  if (o->in_process && (e.process.terminal || o->detach))
+    {
+      sbx_error_set (err, 0, "exec: in-process exec has no terminal and is never detached");
+      goto out;
+    }
+  if (spawn_child (&e, ctx, o, err) < 0)
+    goto fail;
+  if (e.in_child)
+    {
+      /* the container's process now: nothing of the parent side is ours to free or
+         wait for (the fds were closed on the way in) */
+      *o->in_child = true;
+      return 0;
+    }
+  if (sync_wait_exec (e.sync_fd, err) < 0)
     goto fail;
   if (o->pid_file && fs_write_pid_file (o->pid_file, e.pid, err) < 0)
     goto fail;

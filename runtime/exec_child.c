@@ -34,7 +34,7 @@ enter_container_root (int root_fd, struct sbx_error *err)
 }
 
 static int
-exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err)
+exec_child_run (struct exec_child_args *a, char **program, bool in_process, struct sbx_error *err)
 {
   const struct oci_process *p = a->process;
   int32_t host_pid = 0;
@@ -76,9 +76,12 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
   /* 4. The program must exist (exit 127 otherwise), then the terminal. */
   if (process_enter_cwd (p->cwd, err) < 0)
     return -1;
-  *program = program_lookup (p, err);
-  if (!*program)
-    return -1;
+  if (!in_process)
+    {
+      *program = program_lookup (p, err);
+      if (!*program)
+        return -1;
+    }
   env = program_env (p);
   if (a->console_fd >= 0)
     {
@@ -115,6 +118,16 @@ exec_child_run (struct exec_child_args *a, char **program, struct sbx_error *err
     if (r < 0)
       return -1;
   }
+  if (in_process)
+    {
+      /* What the exec would do: the environment, a dumpable process again (the
+         credentials are the program's now, as after execve), and the sync socket
+         closed, which the parent takes for the exec */
+      environ = env;
+      prctl (PR_SET_DUMPABLE, 1, 0, 0, 0);
+      close (a->sync_fd);
+      return 0;
+    }
   return program_exec (*program, p, env, err);
 }
 
@@ -123,7 +136,17 @@ exec_child_main (struct exec_child_args *a)
 {
   struct sbx_error err = { 0 };
   char *program = NULL;
-  exec_child_run (a, &program, &err);
+  exec_child_run (a, &program, false, &err);
+  sync_send_error (a->sync_fd, &err);
+  _exit (err.exit_hint ? err.exit_hint : 1);
+}
+
+void
+exec_child_become_in_process (struct exec_child_args *a)
+{
+  struct sbx_error err = { 0 };
+  if (exec_child_run (a, NULL, true, &err) == 0)
+    return;
   sync_send_error (a->sync_fd, &err);
   _exit (err.exit_hint ? err.exit_hint : 1);
 }

@@ -33,5 +33,8 @@ struct exec_child_args
 };
 
 void exec_child_main (struct exec_child_args *a) __attribute__ ((noreturn));
+/* exec_opts.in_process: everything exec_child_main does but the exec. Returns 0 in
+   the process that is now the container's (its parent saw success); exits on error. */
+void exec_child_become_in_process (struct exec_child_args *a);
 
 #endif

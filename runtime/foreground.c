@@ -58,7 +58,7 @@ foreground_wait (int pidfd, int sfd, struct fg_watch *w, int *exit_status, struc
 {
   struct pollfd pfd[2 + FG_MAX_FDS];
   size_t extra = w ? (w->n_fds < FG_MAX_FDS ? w->n_fds : FG_MAX_FDS) : 0;
-  bool fired = false;
+  bool fired = false, stopped = false;
   int64_t next_tick = w && w->on_tick && w->tick_ns > 0 ? monotonic_ns () + w->tick_ns : 0;
   struct rusage ru;
   siginfo_t si;
@@ -98,6 +98,11 @@ foreground_wait (int pidfd, int sfd, struct fg_watch *w, int *exit_status, struc
           for (size_t i = 0; i < extra; i++)
             w->fds[i].revents = pfd[2 + i].revents;
           w->on_fds (w->data, w->fds, extra);
+          if (w->stop && !stopped && w->on_stop)
+            {
+              stopped = true;
+              w->on_stop (w->deadline_data);
+            }
         }
       if (pfd[0].revents & POLLIN)
         break;

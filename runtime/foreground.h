@@ -23,6 +23,9 @@ struct fg_watch
   void *data;                       /* for on_fds */
   void (*on_deadline) (void *deadline_data); /* called once, when the deadline passes */
   void *deadline_data;
+  /* on_fds may set stop: on_stop is then called once (the process is to end now) */
+  bool stop;
+  void (*on_stop) (void *deadline_data);
   int64_t tick_ns;                  /* on_tick's period; 0: none */
   void (*on_tick) (void *tick_data); /* called every tick_ns while the process runs */
   void *tick_data;

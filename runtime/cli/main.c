@@ -23,7 +23,7 @@
 static const struct command *const commands[] = {
   &cmd_create, &cmd_start,  &cmd_run,    &cmd_exec,  &cmd_state, &cmd_kill,     &cmd_delete,     &cmd_list,
   &cmd_ps,     &cmd_pause,  &cmd_resume, &cmd_update, &cmd_events, &cmd_spec,     &cmd_features,
-  &cmd_checkpoint, &cmd_restore, &cmd_python, &cmd_bundle, &cmd_check,
+  &cmd_checkpoint, &cmd_restore, &cmd_python, &cmd_bundle, &cmd_check, &cmd_serve,
 };
 
 static void

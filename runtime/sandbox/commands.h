@@ -4,6 +4,6 @@
 
 #include "runtime/base/cli.h"
 
-extern const struct command cmd_python, cmd_bundle, cmd_check;
+extern const struct command cmd_python, cmd_bundle, cmd_check, cmd_serve;
 
 #endif

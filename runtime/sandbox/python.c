@@ -12,6 +12,8 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +43,7 @@ enum
   PO_RESULT,
   PO_ID,
   PO_NO_SUBPROCESS,
+  PO_CONNECT,
 };
 
 #define DEFAULT_MAX_OUTPUT (1u << 20)
@@ -58,6 +61,8 @@ static const struct cli_opt python_opts[] = {
   { "id", PO_ID, required_argument, "ID", "container id (default: generated)" },
   { "no-subprocess", PO_NO_SUBPROCESS, no_argument, NULL,
     "the program cannot start programs: every exec after the interpreter's is refused (fork and threads work)" },
+  { "connect", PO_CONNECT, required_argument, "SOCKET",
+    "run through `sbx-oci serve` listening on SOCKET: forked from its warm interpreter, as isolated as one-shot" },
   { NULL },
 };
 
@@ -93,6 +98,9 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
     case PO_NO_SUBPROCESS:
       c->no_subprocess = true;
       return 0;
+    case PO_CONNECT:
+      /* the client strips it (sandbox_connect.c): here it came through a server */
+      return cli_usage_error (err, "--connect: not through a server");
     case PO_ID:
       if (statedir_validate_id (arg, err) < 0)
         {
@@ -133,6 +141,12 @@ program_start (int argc, char **argv)
 
 struct python_run
 {
+  const struct sandbox_warm *warm; /* through `serve` (python --connect), or NULL */
+  int warm_status_fd;              /* the warm fork's report: "OK STATUS" or "ERR MESSAGE" */
+  int warm_status;                 /* the program's status as reported; -1: none yet */
+  char *warm_error;                /* the join failed: why */
+  bool client_gone;                /* the --connect client hung up: the run was ended */
+  struct pollfd *warm_fds;         /* the watch's: [2] becomes the status pipe once started */
   struct python_cli *c;
   struct sbx_ctx *ctx;
   struct sandbox_limits limits;
@@ -200,6 +214,9 @@ python_run_free (struct python_run *r)
   if (r->meminfo)
     unlink (r->meminfo);
   free (r->meminfo);
+  free (r->warm_error);
+  if (r->warm_status_fd >= 0)
+    close (r->warm_status_fd);
   if (r->meminfo_fd >= 0)
     close (r->meminfo_fd);
   if (r->stdin_fd >= 0)
@@ -371,8 +388,19 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.rootfs = r->rootfs;
   spec.interp = p->rootfs ? NULL : &r->interp;
   spec.python = exe;
-  spec.args = r->args;
-  spec.n_args = r->n_args;
+  if (r->warm)
+    {
+      /* The container only holds the run's namespaces, cgroup and mounts: its own
+         program waits to be killed; the warm interpreter joins it and runs r->args. */
+      static char *holder[] = { "/bin/sleep", "infinity" };
+      spec.args = holder;
+      spec.n_args = ARRAY_SIZE (holder);
+    }
+  else
+    {
+      spec.args = r->args;
+      spec.n_args = r->n_args;
+    }
   spec.workdir = r->workdir_source = host_writable_mount_source (&r->w.h);
   spec.host_uid = host_uid;
   spec.host_gid = host_gid;
@@ -580,6 +608,157 @@ write_result (struct python_run *r, struct sbx_error *err)
   return result_file_write (r, json, len, err);
 }
 
+/* ------------------------------------------------------------- warm runs */
+
+/* The program's arguments for the warm fork to read once inside (fd 3 there): a
+   sealed memfd of NUL-terminated strings, so that the zygote never holds them. */
+static int
+warm_program_fd (struct python_run *r, struct sbx_error *err)
+{
+  int fd = memfd_create ("sbx-program", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "memfd_create");
+  for (size_t i = 0; i < r->n_args; i++)
+    fd_write_all (fd, r->args[i], strlen (r->args[i]) + 1);
+  if (lseek (fd, 0, SEEK_SET) < 0
+      || fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
+    {
+      sbx_error_set (err, errno, "seal the program's memfd");
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+struct warm_start
+{
+  struct python_run *r;
+  int out_w, err_w; /* the program's stdout and stderr pipes, write ends */
+};
+
+/* run_watch.on_started: the holder runs; ask the warm interpreter to join it. */
+static int
+warm_on_started (void *data, const char *id, struct sbx_error *err)
+{
+  struct warm_start *s = data;
+  struct python_run *r = s->r;
+  int status[2], program = -1, ret = -1;
+  size_t root_len = strlen (r->ctx->root), len = 4 + root_len + 1 + strlen (id) + 1;
+  _cleanup_free_ char *msg = xmalloc0 (len);
+  if (pipe2 (status, O_CLOEXEC) < 0)
+    return sbx_error_set (err, errno, "pipe");
+  program = warm_program_fd (r, err);
+  if (program >= 0)
+    {
+      int fds[5] = { r->stdin_fd, s->out_w, s->err_w, program, status[1] };
+      char cbuf[CMSG_SPACE (sizeof fds)];
+      struct iovec iov;
+      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+      struct cmsghdr *cm;
+      memcpy (msg, "RUN", 4);
+      memcpy (msg + 4, r->ctx->root, root_len + 1);
+      memcpy (msg + 4 + root_len + 1, id, strlen (id) + 1);
+      iov = (struct iovec) { .iov_base = msg, .iov_len = len };
+      memset (cbuf, 0, sizeof cbuf);
+      cm = CMSG_FIRSTHDR (&mh);
+      cm->cmsg_level = SOL_SOCKET;
+      cm->cmsg_type = SCM_RIGHTS;
+      cm->cmsg_len = CMSG_LEN (sizeof fds);
+      memcpy (CMSG_DATA (cm), fds, sizeof fds);
+      if (sendmsg (r->warm->zygote_fd, &mh, MSG_NOSIGNAL) < 0)
+        sbx_error_set (err, errno, "the warm interpreter is gone (send)");
+      else
+        ret = 0;
+    }
+  /* the fork has its copies: ours would keep the pipes from reaching EOF */
+  if (program >= 0)
+    close (program);
+  close (status[1]);
+  close (s->out_w);
+  close (s->err_w);
+  s->out_w = s->err_w = -1;
+  if (ret < 0)
+    {
+      close (status[0]);
+      return -1;
+    }
+  r->warm_status_fd = status[0];
+  r->warm_fds[2].fd = status[0];
+  if (r->stdin_fd >= 0)
+    close (r->stdin_fd);
+  r->stdin_fd = -1;
+  return 0;
+}
+
+/* After the holder is gone: the program's status is what the warm fork reported. The
+   signal is read from the status as the runtime writes it (128+N). */
+static int
+warm_outcome (struct python_run *r, struct sbx_error *err)
+{
+  if (r->warm_status >= 0)
+    {
+      r->status = r->warm_status;
+      r->watch.fg.term_signal = r->warm_status > 128 && r->warm_status < 128 + 65 ? r->warm_status - 128 : 0;
+      return 0;
+    }
+  if (r->watch.timed_out)
+    {
+      r->status = 128 + SIGKILL;
+      r->watch.fg.term_signal = SIGKILL;
+      return 0;
+    }
+  if (r->client_gone)
+    return sbx_error_set (err, 0, "the client hung up: the run was ended");
+  return sbx_error_set (err, 0, "the warm interpreter did not run the program: %s",
+                        r->warm_error ? r->warm_error : "no report");
+}
+
+/* The warm fork's one line: the program's status, or why it could not join. */
+static void
+warm_read_status (struct python_run *r)
+{
+  char buf[1100];
+  ssize_t n = read (r->warm_status_fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    {
+      if (!r->warm_error && r->warm_status < 0)
+        r->warm_error = xstrdup ("the warm interpreter's fork ended without a word");
+      return;
+    }
+  buf[n] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  if (strncmp (buf, "OK ", 3) == 0)
+    r->warm_status = atoi (buf + 3);
+  else
+    r->warm_error = xstrdup (strncmp (buf, "ERR ", 4) == 0 ? buf + 4 : buf);
+}
+
+/* fg_watch.on_fds of a warm run: fds are stdout, stderr, the status pipe and the
+   client's connection. The status, or the client hanging up, ends the run. */
+static void
+warm_on_fds (void *data, struct pollfd *fds, size_t n)
+{
+  struct python_run *r = data;
+  output_on_ready (r->streams, fds, 2);
+  if (n > 2 && fds[2].fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+    {
+      warm_read_status (r);
+      fds[2].fd = -1;
+      r->watch.fg.stop = true;
+    }
+  if (n > 3 && fds[3].fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)))
+    {
+      char buf[256];
+      ssize_t got = recv (fds[3].fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) || (fds[3].revents & (POLLHUP | POLLERR)))
+        {
+          r->client_gone = true;
+          fds[3].fd = -1;
+          r->watch.fg.stop = true;
+        }
+    }
+}
+
 /* What /proc/meminfo shows follows the sandbox's use while it runs. */
 static void
 update_meminfo (void *data, uint64_t bytes)
@@ -592,10 +771,11 @@ static int
 execute (struct python_run *r, struct sbx_error *err)
 {
   struct create_opts o = { 0 };
-  struct pollfd fds[2];
+  struct pollfd fds[4];
   int pipes[2][2];
   int64_t t0 = monotonic_ns ();
   int ret;
+  struct warm_start warm = { .r = r, .out_w = -1, .err_w = -1 };
 
   for (int i = 0; i < 2; i++)
     {
@@ -610,10 +790,22 @@ execute (struct python_run *r, struct sbx_error *err)
   o.config_json = r->config;
   o.config_len = r->config_len;
   o.has_stdio = true;
-  o.stdio[0] = r->stdin_fd;
-  o.stdio[1] = pipes[0][1];
-  o.stdio[2] = pipes[1][1];
-  r->stdin_fd = -1; /* container_run closes the three */
+  if (r->warm)
+    {
+      /* the holder's stdio is /dev/null; the streams go to the warm fork */
+      for (int i = 0; i < 3; i++)
+        if ((o.stdio[i] = open ("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+          return sbx_error_set (err, errno, "open /dev/null");
+      warm.out_w = pipes[0][1];
+      warm.err_w = pipes[1][1];
+    }
+  else
+    {
+      o.stdio[0] = r->stdin_fd;
+      o.stdio[1] = pipes[0][1];
+      o.stdio[2] = pipes[1][1];
+      r->stdin_fd = -1; /* container_run closes the three */
+    }
   for (int i = 0; i < 2; i++)
     {
       r->streams[i].fd = pipes[i][0];
@@ -623,6 +815,17 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.fg.n_fds = 2;
   r->watch.fg.on_fds = output_on_ready;
   r->watch.fg.data = r->streams;
+  if (r->warm)
+    {
+      fds[2] = (struct pollfd) { .fd = -1, .events = POLLIN }; /* the status pipe, once started */
+      fds[3] = (struct pollfd) { .fd = r->warm->client_fd, .events = POLLIN };
+      r->watch.fg.n_fds = 4;
+      r->watch.fg.on_fds = warm_on_fds;
+      r->watch.fg.data = r;
+      r->watch.on_started = warm_on_started;
+      r->watch.started_data = &warm;
+      r->warm_fds = fds;
+    }
   if (r->c->p.timeout > 0)
     r->watch.fg.deadline_ns = t0 + (int64_t) (r->c->p.timeout * 1e9);
   /* held to see afterwards whether the program filled them (tmp_filled) */
@@ -633,6 +836,12 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.memory_data = r;
   ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
   exec_guard_finish (&r->guard, r->watch.started);
+  if (warm.out_w >= 0)
+    close (warm.out_w);
+  if (warm.err_w >= 0)
+    close (warm.err_w);
+  if (r->warm && ret == 0)
+    ret = warm_outcome (r, err);
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
      what is still in the pipes is the last of the output. */
   output_drain (r->streams, 2, 200);
@@ -670,10 +879,12 @@ explain_idmap_failure (struct python_run *r, struct sbx_error *err)
 }
 
 static int
-run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
+python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, const struct sandbox_warm *warm,
+                struct sbx_error *err)
 {
   struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
-  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1 };
+  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1,
+                          .warm = warm, .warm_status_fd = -1, .warm_status = -1 };
   int split = program_start (argc, argv), first, ret = -1;
   bool reads_stdin;
 
@@ -688,6 +899,16 @@ run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
     {
       cli_usage_error (err, "python: unexpected argument '%s' (see sbx-oci python --help)", argv[first]);
       goto out;
+    }
+  if (warm)
+    {
+      /* the warm interpreter is the server's, and so is the sandbox it forks from */
+      if (c.no_subprocess)
+        {
+          cli_usage_error (err, "--no-subprocess: not through --connect (yet): the exec supervisor is per run");
+          goto out;
+        }
+      c.p.python = warm->python;
     }
   /* Our stdin goes to the program, unless it is a terminal and the program is not
      "-": a one-shot sandbox is not interactive, and a terminal is the caller's. */
@@ -760,6 +981,21 @@ out:
   python_run_free (&r);
   sandbox_policy_free (&c.p);
   return ret;
+}
+
+static int
+run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
+{
+  for (int i = 1; i < program_start (argc, argv); i++)
+    if (strcmp (argv[i], "--connect") == 0 || strncmp (argv[i], "--connect=", 10) == 0)
+      return sandbox_connect_run (ctx, argc, argv, err);
+  return python_command (ctx, cmd, argc, argv, NULL, err);
+}
+
+int
+sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, const struct sandbox_warm *warm, struct sbx_error *err)
+{
+  return python_command (ctx, &cmd_python, argc, argv, warm, err);
 }
 
 const struct command cmd_python = {

@@ -203,6 +203,22 @@ struct sandbox_run_spec
   const char *meminfo;       /* the file bound over /proc/meminfo, or NULL */
 };
 
+/* ------------------------------------------------------------ warm runs */
+
+/* A run through `sbx-oci serve` (serve.c): the warm interpreter joins the run's
+ * sandbox instead of a fresh one starting in it (python.c, "warm runs"). */
+struct sandbox_warm
+{
+  int zygote_fd;      /* the warm interpreter's socket (SOCK_SEQPACKET) */
+  int client_fd;      /* the client's connection: its hangup ends the run */
+  const char *python; /* the warm interpreter, and so the sandbox's */
+};
+/* `sbx-oci python ARGV` as the server's worker runs it for a client. */
+int sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, const struct sandbox_warm *warm,
+                         struct sbx_error *err);
+/* `sbx-oci python --connect SOCKET ...`: the client (sandbox_connect.c). */
+int sandbox_connect_run (struct sbx_ctx *ctx, int argc, char **argv, struct sbx_error *err);
+
 /* sandbox_meminfo.c: DIR/meminfo-BYTES, what /proc/meminfo shows a sandbox limited to
  * BYTES, written on first use (malloc'd path). */
 char *sandbox_meminfo_file (const char *dir, uint64_t memory, struct sbx_error *err);

@@ -1,0 +1,259 @@
+/* The wire between `sbx-oci python --connect SOCKET ...` and `sbx-oci serve`
+ * (sandbox_connect.h), and the client: it sends its command line, its stdio and its
+ * cwd, and exits with the status the server's run reports. Everything else (option
+ * checks, the workdir, --result FILE, the output and its caps) is done by the
+ * server's worker as this user, from this cwd, on these fds: what a one-shot
+ * `sbx-oci python` would have done here. */
+#include "build-config.h"
+#include "runtime/sandbox/sandbox_connect.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "runtime/base/cli.h"
+#include "runtime/base/util.h"
+#include "runtime/sandbox/commands.h"
+#include "runtime/sandbox/sandbox.h"
+
+/* ------------------------------------------------------------ the server */
+
+static int
+read_full (int fd, void *buf, size_t len, int timeout_ms)
+{
+  size_t done = 0;
+  while (done < len)
+    {
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      ssize_t n;
+      int r = poll (&pfd, 1, timeout_ms);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return -1;
+      n = read (fd, (char *) buf + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return -1;
+      done += (size_t) n;
+    }
+  return 0;
+}
+
+int
+connect_request_read (int sock, struct connect_request *r, struct sbx_error *err)
+{
+  uint32_t head[3];
+  char cbuf[CMSG_SPACE (4 * sizeof (int))];
+  struct iovec iov = { .iov_base = head, .iov_len = sizeof head };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *cm;
+  struct pollfd pfd = { .fd = sock, .events = POLLIN };
+  ssize_t n;
+  size_t nfds = 0;
+  for (int i = 0; i < 4; i++)
+    r->fds[i] = -1;
+  if (poll (&pfd, 1, 10000) <= 0)
+    return sbx_error_set (err, ETIMEDOUT, "no request within 10 s");
+  n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  for (cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+      {
+        nfds = (cm->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+        memcpy (r->fds, CMSG_DATA (cm), (nfds > 4 ? 4 : nfds) * sizeof (int));
+      }
+  if (n != (ssize_t) sizeof head || memcmp (head, "SBX1", 4) != 0 || nfds != 4 || (mh.msg_flags & MSG_CTRUNC))
+    return sbx_error_set (err, EPROTO, "not a request of this version of sbx-oci");
+  if (head[2] > CONNECT_MAX_ARGV || head[1] > head[2])
+    return sbx_error_set (err, E2BIG, "a command line of %u bytes", head[2]);
+  r->buf = xmalloc0 ((size_t) head[2] + 1);
+  if (read_full (sock, r->buf, head[2], 10000) < 0)
+    return sbx_error_set (err, EPROTO, "the command line was cut short");
+  r->argv = xmalloc0 (((size_t) head[1] + 1) * sizeof *r->argv);
+  for (size_t off = 0; off < head[2] && r->argc < head[1]; r->argc++)
+    {
+      r->argv[r->argc] = r->buf + off;
+      off += strlen (r->buf + off) + 1;
+    }
+  if (r->argc != head[1] || (head[2] && r->buf[head[2] - 1] != '\0'))
+    return sbx_error_set (err, EPROTO, "a malformed command line");
+  return 0;
+}
+
+void
+connect_request_free (struct connect_request *r)
+{
+  for (int i = 0; i < 4; i++)
+    if (r->fds[i] >= 0)
+      close (r->fds[i]);
+  free (r->argv);
+  free (r->buf);
+}
+
+void
+connect_reply_status (int sock, int status)
+{
+  char msg[8];
+  int32_t st = status;
+  memcpy (msg, "SBXX", 4);
+  memcpy (msg + 4, &st, 4);
+  (void) !send (sock, msg, sizeof msg, MSG_NOSIGNAL);
+}
+
+void
+connect_reply_error (int sock, const char *text)
+{
+  uint32_t len = (uint32_t) strlen (text);
+  char *msg = xmalloc0 (8 + len);
+  memcpy (msg, "SBXE", 4);
+  memcpy (msg + 4, &len, 4);
+  memcpy (msg + 8, text, len);
+  (void) !send (sock, msg, 8 + len, MSG_NOSIGNAL);
+  free (msg);
+}
+
+/* ------------------------------------------------------------ the client */
+
+static int
+connect_to (const char *path, struct sbx_error *err)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  int fd;
+  if (strlen (path) >= sizeof addr.sun_path)
+    return cli_usage_error (err, "--connect: '%s' is too long for a unix socket", path);
+  memcpy (addr.sun_path, path, strlen (path) + 1);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "--connect: socket");
+  if (connect (fd, (struct sockaddr *) &addr, sizeof addr) < 0)
+    {
+      sbx_error_set (err, errno, "--connect %s: is `sbx-oci serve --socket %s` running?", path, path);
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+static int
+send_request (int sock, int argc, char **argv, struct sbx_error *err)
+{
+  uint32_t head[3];
+  size_t len = 0, off = 0;
+  _cleanup_free_ char *buf = NULL;
+  _cleanup_close_ int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int fds[4] = { 0, 1, 2, cwd };
+  char cbuf[CMSG_SPACE (sizeof fds)];
+  struct iovec iov = { .iov_base = head, .iov_len = sizeof head };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *cm;
+  if (cwd < 0)
+    return sbx_error_set (err, errno, "--connect: open the current directory");
+  for (int i = 0; i < argc; i++)
+    len += strlen (argv[i]) + 1;
+  if (len > CONNECT_MAX_ARGV)
+    return sbx_error_set (err, E2BIG, "--connect: the command line is longer than %u bytes", CONNECT_MAX_ARGV);
+  buf = xmalloc0 (len + 1);
+  for (int i = 0; i < argc; i++)
+    {
+      memcpy (buf + off, argv[i], strlen (argv[i]) + 1);
+      off += strlen (argv[i]) + 1;
+    }
+  memcpy (head, "SBX1", 4);
+  head[1] = (uint32_t) argc;
+  head[2] = (uint32_t) len;
+  memset (cbuf, 0, sizeof cbuf);
+  cm = CMSG_FIRSTHDR (&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN (sizeof fds);
+  memcpy (CMSG_DATA (cm), fds, sizeof fds);
+  if (sendmsg (sock, &mh, MSG_NOSIGNAL) != (ssize_t) sizeof head)
+    return sbx_error_set (err, errno, "--connect: send the request");
+  for (off = 0; off < len;)
+    {
+      ssize_t n = send (sock, buf + off, len - off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return sbx_error_set (err, errno, "--connect: send the command line");
+      off += (size_t) n;
+    }
+  return 0;
+}
+
+int
+sandbox_connect_run (struct sbx_ctx *ctx, int argc, char **argv, struct sbx_error *err)
+{
+  const char *path = NULL;
+  char **rest = xmalloc0 ((size_t) (argc + 1) * sizeof *rest);
+  char head[8];
+  int n = 0, sock, status = -1;
+  bool options = true;
+  (void) ctx;
+  /* argv without --connect: the rest is the server's to check, as python would */
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (options && (strcmp (a, "-c") == 0 || strcmp (a, "-m") == 0 || strcmp (a, "-") == 0 || a[0] != '-'
+                      || strcmp (a, "--") == 0))
+        options = false;
+      if (options && strcmp (a, "--connect") == 0 && i + 1 < argc)
+        path = argv[++i];
+      else if (options && strncmp (a, "--connect=", 10) == 0)
+        path = a + 10;
+      else
+        rest[n++] = argv[i];
+    }
+  if (!path || !*path)
+    {
+      free (rest);
+      return cli_usage_error (err, "--connect: needs the server's SOCKET");
+    }
+  sock = connect_to (path, err);
+  if (sock < 0 || send_request (sock, n, rest, err) < 0)
+    {
+      if (!err->exit_hint)
+        err->exit_hint = SBX_EXIT_SETUP;
+      goto out;
+    }
+  /* the run's output goes straight to our stdout and stderr; here only the end */
+  if (read_full (sock, head, sizeof head, -1) < 0)
+    {
+      sbx_error_set (err, 0, "--connect %s: the server ended the run without a status", path);
+      err->exit_hint = SBX_EXIT_SETUP;
+      goto out;
+    }
+  if (memcmp (head, "SBXX", 4) == 0)
+    {
+      int32_t st;
+      memcpy (&st, head + 4, 4);
+      status = st;
+    }
+  else if (memcmp (head, "SBXE", 4) == 0)
+    {
+      uint32_t len;
+      char msg[512] = "";
+      memcpy (&len, head + 4, 4);
+      if (len < sizeof msg && read_full (sock, msg, len, 5000) == 0)
+        msg[len] = '\0';
+      sbx_error_set (err, 0, "--connect %s: %s", path, msg);
+      err->exit_hint = SBX_EXIT_SETUP;
+    }
+  else
+    {
+      sbx_error_set (err, EPROTO, "--connect %s: not a reply of this version of sbx-oci", path);
+      err->exit_hint = SBX_EXIT_SETUP;
+    }
+out:
+  if (sock >= 0)
+    close (sock);
+  free (rest);
+  return status;
+}

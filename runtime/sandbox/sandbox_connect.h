@@ -1,0 +1,34 @@
+/* `sbx-oci python --connect` and `sbx-oci serve` (sandbox_connect.c): one request
+ * on a unix stream socket, one reply.
+ *
+ *   request: "SBX1", argc and the argv's length (u32 each), with the client's stdin,
+ *            stdout, stderr and an O_PATH fd of its cwd (SCM_RIGHTS); then argv, each
+ *            string NUL-terminated: python's command line without --connect
+ *   reply:   "SBXX" and the exit status (i32), or "SBXE", a length (u32) and a
+ *            message (the server refused the run: busy, not this user's)
+ * A client that hangs up before the reply ends its run. */
+#ifndef SBX_SANDBOX_CONNECT_H
+#define SBX_SANDBOX_CONNECT_H
+
+#include <stddef.h>
+
+#include "runtime/base/context.h"
+#include "runtime/base/error.h"
+
+#define CONNECT_MAX_ARGV (64u << 20) /* a program as long as this, no longer */
+
+struct connect_request
+{
+  int fds[4]; /* stdin, stdout, stderr, cwd */
+  char **argv;
+  size_t argc;
+  char *buf;
+};
+
+/* The worker's side. A client gets 10 s to send its request. */
+int connect_request_read (int sock, struct connect_request *r, struct sbx_error *err);
+void connect_request_free (struct connect_request *r);
+void connect_reply_status (int sock, int status);
+void connect_reply_error (int sock, const char *msg);
+
+#endif

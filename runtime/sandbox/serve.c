@@ -1,0 +1,577 @@
+/* sbx-oci serve --socket PATH [--preload MOD,...] [--max-runs N] [--queue N] [python's sandbox options]
+ *
+ * Warm sandboxes: a foreground server that keeps one Python interpreter warm (started
+ * once, the preload modules imported once: runtime/warm/zygote.py) and runs each
+ * `sbx-oci python --connect PATH ...` in a fork of it that has joined a sandbox of its
+ * own. Per run, a worker (a fork of this process) does exactly what a one-shot
+ * `sbx-oci python` does, as the client would have (its argv, cwd and stdio come with
+ * the request), except that the container's own program only holds the run's
+ * namespaces, cgroup and mounts while the warm fork joins it (python.c, "warm runs"):
+ * its own pid, net, ipc, uts and mount namespaces, cgroup and limits, /tmp and workdir,
+ * user, capabilities, seccomp filter and Landlock rules, as one-shot.
+ *
+ * Who may connect: the user who started the server (the socket is made 0600 and each
+ * peer's uid is checked). Load: --max-runs at once, --queue more waiting, and any
+ * further connection is refused with a message. SIGTERM or SIGINT: no new runs, the
+ * workers end theirs (their containers are deleted), the warm interpreter is ended,
+ * the socket removed. Killed with SIGKILL: the workers and the interpreter die with
+ * the server (parent-death signals), and a container a worker could not delete is an
+ * orphan the next run's sweep removes (sandbox_janitor.c). */
+#include "build-config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/base/cli.h"
+#include "runtime/base/util.h"
+#include "runtime/foreground.h"
+#include "runtime/sandbox/commands.h"
+#include "runtime/sandbox/sandbox.h"
+#include "runtime/sandbox/sandbox_connect.h"
+
+extern char **environ;
+extern const char sbx_warm_zygote_py[];
+
+enum
+{
+  SV_SOCKET = 300,
+  SV_PRELOAD,
+  SV_MAX_RUNS,
+  SV_QUEUE,
+  SV_MAX_OUTPUT,
+};
+
+static const struct cli_opt serve_opts[] = {
+  { "socket", SV_SOCKET, required_argument, "PATH", "listen here (made 0600: only this user may connect)" },
+  { "preload", SV_PRELOAD, required_argument, "MOD,...", "modules the warm interpreter imports once, for every run" },
+  { "max-runs", SV_MAX_RUNS, required_argument, "N", "runs at once (default 2 per CPU)" },
+  { "queue", SV_QUEUE, required_argument, "N", "connections that wait for a run beyond those (default 64); more are refused" },
+  SANDBOX_CLI_OPT_INTERPRETER ("python"),
+  SANDBOX_CLI_OPT_WORKDIR ("every run's workdir (default: a fresh one per run)"),
+  SANDBOX_CLI_OPTS,
+  SANDBOX_CLI_OPT_TIMEOUT ("each run's wall clock limit (default 300; 0: none)"),
+  SANDBOX_CLI_OPT_ALLOW_DEGRADED ("run even if a limit cannot be enforced as asked"),
+  { "max-output", SV_MAX_OUTPUT, required_argument, "SIZE", "each run's cap of stdout and stderr (default 1M)" },
+  { NULL },
+};
+
+struct serve
+{
+  struct sbx_ctx *ctx;
+  const char *socket_path, *preload;
+  unsigned max_runs, queue_max;
+  struct sandbox_policy p;   /* the defaults, checked once here */
+  char **defaults;           /* the same as options for each run's command line */
+  size_t n_defaults;
+  char *python;              /* the interpreter, the warm one's and the sandboxes' */
+  char *lib;                 /* libsbx-warm.so */
+  int listen_fd, log_fd;
+  int zygote_fd;             /* our end of the warm interpreter's socket */
+  pid_t zygote_pid;
+  pid_t *workers;
+  unsigned n_workers;
+  int *queue;
+  unsigned n_queue;
+  unsigned long runs;
+};
+
+static void
+slog (struct serve *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void
+slog (struct serve *s, const char *fmt, ...)
+{
+  char buf[1024];
+  int n = snprintf (buf, sizeof buf, "sbx-oci serve[%d]: ", (int) getpid ());
+  va_list ap;
+  va_start (ap, fmt);
+  n += vsnprintf (buf + n, sizeof buf - (size_t) n - 1, fmt, ap);
+  va_end (ap);
+  if (n > (int) sizeof buf - 2)
+    n = (int) sizeof buf - 2;
+  buf[n++] = '\n';
+  fd_write_all (s->log_fd, buf, (size_t) n);
+}
+
+static int
+serve_opt (void *data, int key, const char *arg, struct sbx_error *err)
+{
+  struct serve *s = data;
+  unsigned v;
+  int r;
+  switch (key)
+    {
+    case SV_SOCKET:
+      s->socket_path = arg;
+      return 0;
+    case SV_PRELOAD:
+      for (const char *c = arg; *c; c++)
+        if (!(*c == ',' || *c == '.' || *c == '_' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z')
+              || (*c >= 'A' && *c <= 'Z')))
+          return cli_usage_error (err, "--preload: '%s' is not a list of module names", arg);
+      s->preload = arg;
+      return 0;
+    case SV_MAX_RUNS:
+    case SV_QUEUE:
+      if (cli_parse_uint (key == SV_MAX_RUNS ? "--max-runs" : "--queue", arg, 4096, &v, err) < 0)
+        return -1;
+      if (key == SV_MAX_RUNS && v == 0)
+        return cli_usage_error (err, "--max-runs: at least 1");
+      *(key == SV_MAX_RUNS ? &s->max_runs : &s->queue_max) = v;
+      return 0;
+    default:
+      break;
+    }
+  /* one of python's: checked here, and passed on to every run as written */
+  if (key == SO_ROOTFS)
+    return cli_usage_error (err, "--rootfs: serve runs the host's interpreter over its system paths");
+  r = key == SV_MAX_OUTPUT ? 0 : sandbox_cli_opt (&s->p, key, arg, err);
+  if (r < 0)
+    return -1;
+  for (const struct cli_opt *o = serve_opts; o->name; o++)
+    if (o->key == key)
+      {
+        s->defaults = xrealloc (s->defaults, (s->n_defaults + 1) * sizeof *s->defaults);
+        s->defaults[s->n_defaults++] = arg ? xasprintf ("--%s=%s", o->name, arg) : xasprintf ("--%s", o->name);
+        break;
+      }
+  return 0;
+}
+
+/* libsbx-warm.so: beside the binary (the build tree), else where make install puts it. */
+static char *
+find_warm_lib (struct sbx_error *err)
+{
+  char exe[PATH_MAX];
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  const char *env = getenv ("SBX_OCI_WARM_LIB");
+  char *path;
+  if (env && *env)
+    return access (env, R_OK) == 0 ? xstrdup (env) : (sbx_error_set (err, errno, "SBX_OCI_WARM_LIB %s", env), NULL);
+  if (n > 0)
+    {
+      exe[n] = '\0';
+      *strrchr (exe, '/') = '\0';
+      path = xasprintf ("%s/libsbx-warm.so", exe);
+      if (access (path, R_OK) == 0)
+        return path;
+      free (path);
+    }
+  path = xasprintf ("%s/libsbx-warm.so", SBX_PKGLIBDIR);
+  if (access (path, R_OK) == 0)
+    return path;
+  sbx_error_set (err, errno, "serve: %s (libsbx-warm.so) is not there: it is built and installed with sbx-oci", path);
+  free (path);
+  return NULL;
+}
+
+/* ------------------------------------------------------ the warm interpreter */
+
+static int
+zygote_start (struct serve *s, struct sbx_error *err)
+{
+  int sv[2];
+  pid_t pid;
+  char threads[32];
+  char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/", NULL, NULL, NULL, NULL, NULL };
+  char *argv[] = { s->python, "-s", "-E", "-c",
+                   "import sys; exec(compile(sys.argv[1], '<sbx-oci-zygote>', 'exec'))",
+                   (char *) sbx_warm_zygote_py, "3", s->lib, (char *) (s->preload ? s->preload : ""), NULL };
+  char buf[16];
+  struct pollfd pfd;
+  ssize_t got;
+  /* the thread counts the sandboxes get: numeric libraries size their pools at import */
+  snprintf (threads, sizeof threads, "%u", s->p.lib_threads ? s->p.lib_threads : 1);
+  {
+    static const char *const vars[] = { "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                        "NUMEXPR_NUM_THREADS" };
+    for (size_t i = 0; i < ARRAY_SIZE (vars); i++)
+      env[3 + i] = xasprintf ("%s=%s", vars[i], threads);
+  }
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return sbx_error_set (err, errno, "serve: socketpair");
+  pid = fork ();
+  if (pid < 0)
+    return sbx_error_set (err, errno, "serve: fork");
+  if (pid == 0)
+    {
+      sigset_t none;
+      int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+      sigemptyset (&none);
+      sigprocmask (SIG_SETMASK, &none, NULL);
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0 || dup2 (sv[1], 3) < 0
+          || chdir ("/") < 0)
+        _exit (127);
+      execve (s->python, argv, env);
+      _exit (127);
+    }
+  for (size_t i = 3; env[i]; i++)
+    free (env[i]);
+  close (sv[1]);
+  /* ready once it has imported what it preloads */
+  pfd = (struct pollfd) { .fd = sv[0], .events = POLLIN };
+  if (poll (&pfd, 1, 120000) <= 0 || (got = recv (sv[0], buf, sizeof buf, 0)) != 5 || memcmp (buf, "READY", 5) != 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      close (sv[0]);
+      return sbx_error_set (err, 0, "serve: the warm interpreter %s did not start (preload: %s; its error is above)",
+                            s->python, s->preload ? s->preload : "none");
+    }
+  s->zygote_fd = sv[0];
+  s->zygote_pid = pid;
+  return 0;
+}
+
+static void
+zygote_stop (struct serve *s)
+{
+  if (s->zygote_fd >= 0)
+    close (s->zygote_fd); /* it exits at EOF */
+  s->zygote_fd = -1;
+  if (s->zygote_pid > 0)
+    {
+      kill (s->zygote_pid, SIGKILL);
+      waitpid (s->zygote_pid, NULL, 0);
+    }
+  s->zygote_pid = -1;
+}
+
+/* ------------------------------------------------------------- a run */
+
+/* In the worker: the client's request, its fds, then the run as `python` would do
+   it with the client's argv, cwd and stdio, and the status back. */
+static void __attribute__ ((noreturn))
+worker_main (struct serve *s, int client)
+{
+  struct connect_request req = { 0 };
+  struct sbx_error err = { 0 };
+  struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python };
+  char **argv;
+  size_t argc = 0;
+  int status;
+  sigset_t none;
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  close (s->listen_fd);
+  for (unsigned i = 0; i < s->n_queue; i++)
+    close (s->queue[i]);
+  if (connect_request_read (client, &req, &err) < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      slog (s, "a request could not be read: %s", msg);
+      _exit (1);
+    }
+  /* the client's view: its stdio and its cwd */
+  if (dup2 (req.fds[0], 0) < 0 || dup2 (req.fds[1], 1) < 0 || dup2 (req.fds[2], 2) < 0 || fchdir (req.fds[3]) < 0)
+    {
+      connect_reply_status (client, SBX_EXIT_SETUP);
+      _exit (1);
+    }
+  for (int i = 0; i < 4; i++)
+    close (req.fds[i]);
+  argv = xmalloc0 ((1 + s->n_defaults + req.argc + 1) * sizeof *argv);
+  argv[argc++] = "python";
+  for (size_t i = 0; i < s->n_defaults; i++)
+    argv[argc++] = s->defaults[i];
+  for (size_t i = 0; i < req.argc; i++)
+    argv[argc++] = req.argv[i];
+  status = sandbox_python_warm (s->ctx, (int) argc, argv, &warm, &err);
+  if (status < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      sbx_log_write (&s->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
+      status = err.exit_hint ? err.exit_hint : 1;
+    }
+  connect_reply_status (client, status);
+  _exit (0);
+}
+
+static void
+refuse (struct serve *s, int client, const char *why)
+{
+  connect_reply_error (client, why);
+  close (client);
+  slog (s, "refused a connection: %s", why);
+}
+
+static void
+start_worker (struct serve *s, int client)
+{
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      refuse (s, client, "serve: fork failed");
+      return;
+    }
+  if (pid == 0)
+    worker_main (s, client);
+  close (client);
+  s->workers[s->n_workers++] = pid;
+  s->runs++;
+}
+
+static void
+on_connection (struct serve *s)
+{
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  int client = accept4 (s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (client < 0)
+    return;
+  if (getsockopt (client, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != geteuid ())
+    {
+      char why[128];
+      snprintf (why, sizeof why, "serve: this server runs sandboxes for uid %u only", (unsigned) geteuid ());
+      refuse (s, client, why);
+      return;
+    }
+  if (s->n_workers < s->max_runs)
+    start_worker (s, client);
+  else if (s->n_queue < s->queue_max)
+    s->queue[s->n_queue++] = client;
+  else
+    {
+      char why[160];
+      snprintf (why, sizeof why, "serve: busy: %u runs at once and %u waiting (--max-runs, --queue); try again",
+                s->n_workers, s->n_queue);
+      refuse (s, client, why);
+    }
+}
+
+static void
+reap (struct serve *s, struct sbx_error *err)
+{
+  int st;
+  pid_t pid;
+  while ((pid = waitpid (-1, &st, WNOHANG)) > 0)
+    {
+      if (pid == s->zygote_pid)
+        {
+          s->zygote_pid = -1;
+          close (s->zygote_fd);
+          s->zygote_fd = -1;
+          slog (s, "the warm interpreter ended (%s %d): starting another", WIFSIGNALED (st) ? "signal" : "status",
+                WIFSIGNALED (st) ? WTERMSIG (st) : WEXITSTATUS (st));
+          if (zygote_start (s, err) < 0)
+            {
+              _cleanup_free_ char *msg = sbx_error_string (err);
+              slog (s, "%s", msg);
+              sbx_error_clear (err);
+            }
+          continue;
+        }
+      for (unsigned i = 0; i < s->n_workers; i++)
+        if (s->workers[i] == pid)
+          {
+            s->workers[i] = s->workers[--s->n_workers];
+            break;
+          }
+    }
+  while (s->n_queue > 0 && s->n_workers < s->max_runs && s->zygote_fd >= 0)
+    {
+      int client = s->queue[0];
+      memmove (s->queue, s->queue + 1, --s->n_queue * sizeof *s->queue);
+      start_worker (s, client);
+    }
+}
+
+static int
+listen_on (struct serve *s, struct sbx_error *err)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  struct stat st;
+  mode_t old;
+  int fd;
+  if (strlen (s->socket_path) >= sizeof addr.sun_path)
+    return cli_usage_error (err, "--socket: '%s' is too long for a unix socket", s->socket_path);
+  memcpy (addr.sun_path, s->socket_path, strlen (s->socket_path) + 1);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "--socket: socket");
+  /* a socket nobody listens on is a server's that died: ours to replace */
+  if (lstat (s->socket_path, &st) == 0)
+    {
+      if (!S_ISSOCK (st.st_mode))
+        {
+          close (fd);
+          return sbx_error_set (err, EEXIST, "--socket %s: exists and is not a socket", s->socket_path);
+        }
+      if (connect (fd, (struct sockaddr *) &addr, sizeof addr) == 0)
+        {
+          close (fd);
+          return sbx_error_set (err, EADDRINUSE, "--socket %s: a server is listening there", s->socket_path);
+        }
+      close (fd);
+      unlink (s->socket_path);
+      fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0)
+        return sbx_error_set (err, errno, "--socket: socket");
+    }
+  old = umask (0177);
+  if (bind (fd, (struct sockaddr *) &addr, sizeof addr) < 0)
+    {
+      umask (old);
+      close (fd);
+      return sbx_error_set (err, errno, "--socket %s: bind", s->socket_path);
+    }
+  umask (old);
+  if (listen (fd, 128) < 0)
+    {
+      close (fd);
+      return sbx_error_set (err, errno, "--socket %s: listen", s->socket_path);
+    }
+  s->listen_fd = fd;
+  return 0;
+}
+
+/* SIGTERM: the workers end their runs (deleting their containers), then the rest. */
+static void
+shut_down (struct serve *s)
+{
+  int64_t give_up = monotonic_ns () + 10 * 1000000000LL;
+  for (unsigned i = 0; i < s->n_queue; i++)
+    close (s->queue[i]);
+  s->n_queue = 0;
+  close (s->listen_fd);
+  unlink (s->socket_path);
+  for (unsigned i = 0; i < s->n_workers; i++)
+    kill (s->workers[i], SIGTERM);
+  while (s->n_workers > 0 && monotonic_ns () < give_up)
+    {
+      int st;
+      pid_t pid = waitpid (-1, &st, 0);
+      if (pid < 0)
+        break;
+      for (unsigned i = 0; i < s->n_workers; i++)
+        if (s->workers[i] == pid)
+          s->workers[i] = s->workers[--s->n_workers];
+    }
+  for (unsigned i = 0; i < s->n_workers; i++)
+    kill (s->workers[i], SIGKILL);
+  zygote_stop (s);
+  while (waitpid (-1, NULL, WNOHANG) > 0)
+    ;
+}
+
+static int
+run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
+{
+  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64 };
+  sigset_t set;
+  int sfd = -1, first, ret = -1;
+  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+
+  s.max_runs = cpus > 0 ? (unsigned) cpus * 2 : 2;
+  sandbox_policy_defaults (&s.p);
+  first = cli_parse (cmd, argc, argv, serve_opt, &s, err);
+  if (first == CLI_HELP_SHOWN)
+    return 0;
+  if (first < 0)
+    goto out;
+  if (first < argc)
+    {
+      cli_usage_error (err, "serve: unexpected argument '%s' (the program comes with each `python --connect`)",
+                       argv[first]);
+      goto out;
+    }
+  if (!s.socket_path)
+    {
+      cli_usage_error (err, "serve: --socket PATH is required");
+      goto out;
+    }
+  s.log_fd = dup (2);
+  s.python = s.p.python ? xstrdup (s.p.python) : sandbox_default_python (err);
+  if (s.log_fd < 0 || !s.python || !(s.lib = find_warm_lib (err)))
+    goto out;
+  s.workers = xmalloc0 (s.max_runs * sizeof *s.workers);
+  s.queue = xmalloc0 ((s.queue_max + 1) * sizeof *s.queue);
+  /* signals arrive on the signalfd; orphaned forks of the interpreter come to us */
+  sigemptyset (&set);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGCHLD);
+  sigaddset (&set, SIGHUP);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
+  sfd = signalfd (-1, &set, SFD_CLOEXEC);
+  if (sfd < 0)
+    {
+      sbx_error_set (err, errno, "serve: signalfd");
+      goto out;
+    }
+  if (zygote_start (&s, err) < 0 || listen_on (&s, err) < 0)
+    goto out;
+  slog (&s, "listening on %s: %s with %s imported, up to %u runs at once", s.socket_path, s.python,
+        s.preload ? s.preload : "nothing", s.max_runs);
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN }, { .fd = s.listen_fd, .events = POLLIN } };
+      struct signalfd_siginfo si;
+      if (poll (pfd, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          sbx_error_set (err, errno, "serve: poll");
+          break;
+        }
+      if ((pfd[0].revents & POLLIN) && read (sfd, &si, sizeof si) == sizeof si)
+        {
+          if (si.ssi_signo == SIGCHLD)
+            reap (&s, err);
+          else
+            {
+              slog (&s, "signal %d: ending %u runs, then stopping (%lu runs served)", (int) si.ssi_signo, s.n_workers,
+                    s.runs);
+              shut_down (&s);
+              s.listen_fd = -1;
+              ret = 0;
+              break;
+            }
+        }
+      if ((pfd[1].revents & POLLIN) && s.zygote_fd >= 0)
+        on_connection (&s);
+    }
+out:
+  if (s.listen_fd >= 0)
+    {
+      close (s.listen_fd);
+      unlink (s.socket_path);
+    }
+  zygote_stop (&s);
+  if (sfd >= 0)
+    close (sfd);
+  for (size_t i = 0; i < s.n_defaults; i++)
+    free (s.defaults[i]);
+  free (s.defaults);
+  free (s.workers);
+  free (s.queue);
+  free (s.python);
+  free (s.lib);
+  sandbox_policy_free (&s.p);
+  return ret;
+}
+
+const struct command cmd_serve = {
+  .name = "serve",
+  .args = "--socket PATH [--preload MOD,...] [OPTIONS]",
+  .summary = "keep a warm Python interpreter and run each `python --connect` in a sandbox forked from it",
+  .opts = serve_opts,
+  .run = run_serve,
+  .permute = false,
+};

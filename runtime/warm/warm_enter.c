@@ -1,0 +1,54 @@
+/* libsbx-warm.so's one entry point: the engine's `exec`, loaded into a warm Python
+ * interpreter (the zygote of `sbx-oci serve`), for the interpreter's fork to become a
+ * process of a created sandbox without an exec, keeping what it imported.
+ *
+ * The library is the engine built for the host's C library (a Python interpreter is
+ * linked with glibc, the runtime with musl); everything in it but this function is
+ * hidden. The caller is a fork of the zygote, which only the server talks to:
+ *
+ *   int sbx_warm_enter (const char *state_root, const char *id, int *exit_status,
+ *                       char *errbuf, size_t errlen)
+ *
+ * joins container ID under STATE_ROOT as `sbx-oci exec` does (its namespaces, cgroup
+ * and root; its process's user, rlimits, capabilities, no_new_privs, seccomp filter
+ * and Landlock rules; every fd but 0-3 closed) and returns twice: 0 in the copy that
+ * is now that process, 1 in the caller once the copy has ended (*exit_status as the
+ * runtime reports it: 128+N for signal N). -1 and a message in errbuf if the join
+ * failed. */
+#include "build-config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/base/util.h"
+#include "runtime/container.h"
+#include "runtime/namespaces.h"
+
+__attribute__ ((visibility ("default"))) int sbx_warm_enter (const char *state_root, const char *id,
+                                                             int *exit_status, char *errbuf, size_t errlen);
+
+int
+sbx_warm_enter (const char *state_root, const char *id, int *exit_status, char *errbuf, size_t errlen)
+{
+  struct sbx_ctx ctx = { 0 };
+  struct sbx_error err = { 0 };
+  bool in_child = false;
+  /* fd 3: the program, its arguments and environment, for the process to read */
+  static char *no_program[] = { "(warm)" }; /* nothing is exec'd: only the name is asked for */
+  struct exec_opts o = { .id = id, .in_process = true, .in_child = &in_child, .preserve_fds = 1,
+                         .args = no_program, .n_args = 1 };
+  sbx_log_init (&ctx.log);
+  ctx.root = state_root;
+  ctx.as_root = geteuid () == 0;
+  ctx.host_root = ctx.as_root && userns_self_is_initial ();
+  *exit_status = -1;
+  if (container_exec (&ctx, &o, exit_status, &err) < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      snprintf (errbuf, errlen, "%s", msg ? msg : "exec failed");
+      sbx_error_clear (&err);
+      return -1;
+    }
+  return in_child ? 0 : 1;
+}
