@@ -82,6 +82,7 @@ struct container
   sigset_t forwarded, saved_mask;
   struct run_watch *watch; /* a watched foreground run, once the program started */
   bool with_reaper;         /* run.sbx-oci.init (reaper.h) */
+  bool reaper_hold;         /* its "hold": no program, a process joins */
   int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
   int trampoline_fd;        /* the init's last exec goes through it (exec_trampoline.h); -1 */
   bool unacked_start;       /* foreground run, nothing between ready and exec: see spawn() */
@@ -325,7 +326,7 @@ plan (struct container *c, struct sbx_error *err)
     return -1;
   if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0
       || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0
-      || reaper_wanted (c->config, &c->with_reaper, err) < 0)
+      || reaper_wanted (c->config, &c->with_reaper, &c->reaper_hold, err) < 0)
     return -1;
   c->seccomp_config.text = c->config->raw;
   if (mode != CGROUP_MODE_NONE)
@@ -487,6 +488,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->seccomp = c->seccomp.insns ? &c->seccomp : NULL;
   a->landlock = &c->landlock;
   a->with_reaper = c->with_reaper && c->config->process;
+  a->reaper_hold = a->with_reaper && c->reaper_hold;
   a->status_fd = -1;
   a->trampoline_fd = c->trampoline_fd;
   /* A foreground run with nothing to do between the init's setup and its exec (no

@@ -94,6 +94,10 @@ struct exec_opts
      waits as in the foreground. Not with tty or detach. */
   bool in_process;
   bool *in_child; /* out, with in_process */
+  /* out, in the foreground when not NULL: the program's rusage (with what it
+     waited for) and the signal that ended it (0 if it exited) */
+  struct rusage *rusage;
+  int *term_signal;
 };
 /* Detached: returns once the program runs. Foreground: waits, forwards signals and
  * sets *exit_status (128+N when killed by signal N). */

@@ -377,7 +377,7 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
   _cleanup_close_ int sfd = -1;
   int ret = -1, tty_sock = -1;
   struct tty_relay tty = { .master = -1 };
-  struct fg_watch tty_watch = { 0 };
+  struct fg_watch tty_watch = { 0 }, plain_watch = { 0 };
 
   memset (&e, 0, sizeof e);
   e.init_pidfd = e.root_fd = e.pidns_fd = e.timens_fd = e.console_fd = e.listener_fd = e.pidfd = e.sync_fd = -1;
@@ -480,8 +480,15 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       tty_watch.on_fds = tty_relay_on_fds;
       tty_watch.data = &tty;
     }
-  if (foreground_wait (e.pidfd, sfd, tty_sock >= 0 ? &tty_watch : NULL, exit_status, err) < 0)
-    goto fail;
+  {
+    struct fg_watch *w = tty_sock >= 0 ? &tty_watch : &plain_watch;
+    if (foreground_wait (e.pidfd, sfd, w, exit_status, err) < 0)
+      goto fail;
+    if (o->rusage)
+      *o->rusage = w->rusage;
+    if (o->term_signal)
+      *o->term_signal = w->term_signal;
+  }
   e.pid = -1;
   ret = 0;
   goto out;

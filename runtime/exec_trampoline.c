@@ -31,7 +31,7 @@ exec_trampoline_may_fit (const struct oci_config *c, bool foreground_run)
   static const enum sbx_hook_kind before_exec[] = { SBX_HOOK_PRESTART, SBX_HOOK_CREATE_RUNTIME,
                                                     SBX_HOOK_CREATE_CONTAINER, SBX_HOOK_START_CONTAINER };
   struct sbx_error e = { 0 };
-  bool reaper = false;
+  bool reaper = false, hold = false;
   if (!foreground_run || !sbx_exec_trampoline_len || !c->process)
     return false;
   if (!c->linux_.ns[SBX_NS_PID].present || c->linux_.ns[SBX_NS_PID].path)
@@ -51,7 +51,7 @@ exec_trampoline_may_fit (const struct oci_config *c, bool foreground_run)
     if (c->hooks[before_exec[i]].n)
       return false;
   /* a bad annotation is planning's error to report; here it only means "no" */
-  if (reaper_wanted (c, &reaper, &e) < 0 || reaper)
+  if (reaper_wanted (c, &reaper, &hold, &e) < 0 || reaper)
     {
       sbx_error_clear (&e);
       return false;

@@ -364,6 +364,13 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
 
   /* 8. With our own init as pid 1 (reaper.h), the program is its child; then become
    *    the configured process (process_become.h). */
+  if (a->reaper_hold)
+    {
+      /* the same Landlock domain as the process that joins, which it signals */
+      if (landlock_apply (a->landlock, err) < 0)
+        return -1;
+      reaper_hold (p, a->as_root, a->pdeathsig, a->status_fd, &a->ctx->log);
+    }
   if (a->with_reaper)
     {
       /* One Landlock domain for both: from ABI 6 a domain cannot signal outside itself,

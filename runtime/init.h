@@ -44,6 +44,7 @@ struct init_args
   int stdio[3];        /* fds to become stdin/stdout/stderr; -1: keep ours */
   bool cgroup_self_join; /* join cg ourselves (cgroup_ops.enter_self) before anything */
   bool with_reaper;    /* run.sbx-oci.init: our own pid 1 (reaper.h) */
+  bool reaper_hold;    /* and "hold": no program (reaper_hold) */
   int status_fd;       /* with_reaper, foreground: where the program's wait status goes; -1 */
   int trampoline_fd;   /* the last exec goes through this sealed memfd (exec_trampoline.h); -1 */
   struct mounts_special special; /* what was mounted at /proc and /sys (mounts.h) */

@@ -16,12 +16,13 @@
 #include "runtime/sealed_exe.h"
 
 int
-reaper_wanted (const struct oci_config *c, bool *wanted, struct sbx_error *err)
+reaper_wanted (const struct oci_config *c, bool *wanted, bool *hold, struct sbx_error *err)
 {
   const char *v = oci_config_annotation (c, REAPER_ANNOTATION);
-  *wanted = v && strcmp (v, "true") == 0;
+  *hold = v && strcmp (v, "hold") == 0;
+  *wanted = v && (strcmp (v, "true") == 0 || *hold);
   if (v && !*wanted && strcmp (v, "false") != 0)
-    return sbx_error_set (err, 0, "annotations." REAPER_ANNOTATION ": '%s' is not true or false", v);
+    return sbx_error_set (err, 0, "annotations." REAPER_ANNOTATION ": '%s' is not true, false or hold", v);
   return 0;
 }
 
@@ -89,6 +90,36 @@ reap (pid_t program, int status_fd, const sigset_t *all)
               (void) !write (status_fd, &status, sizeof status);
             _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
           }
+    }
+}
+
+void
+reaper_hold (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig, int status_fd, struct sbx_log *log)
+{
+  struct oci_process self = *p;
+  struct sbx_error err = { 0 };
+  sigset_t all;
+  memset (&all, 0xff, sizeof all);
+  sigprocmask (SIG_BLOCK, &all, NULL);
+  self.has_capabilities = true;
+  memset (&self.caps, 0, sizeof self.caps);
+  if (caps_apply_user_and_caps (&self, setgroups_allowed, log, &err) < 0 || process_set_no_new_privs (&err) < 0)
+    _exit (126);
+  if (pdeathsig && prctl (PR_SET_PDEATHSIG, SIGKILL) == 0 && runtime_gone (status_fd))
+    _exit (137);
+  hide_command_line ();
+  /* last: with the sync socket closed the runtime takes the container for started */
+  close_all_but (status_fd);
+  for (;;)
+    {
+      siginfo_t si;
+      if (sigwaitinfo (&all, &si) < 0)
+        continue;
+      if (si.si_signo == SIGCHLD)
+        while (waitpid (-1, NULL, WNOHANG) > 0)
+          ;
+      else
+        kill (2, si.si_signo); /* the program that joined first */
     }
 }
 

@@ -25,8 +25,16 @@
 
 #define REAPER_ANNOTATION "run.sbx-oci.init"
 
-/* Whether the config asks for it ("true"; "false" or absent: no). */
-int reaper_wanted (const struct oci_config *c, bool *wanted, struct sbx_error *err);
+/* Whether the config asks for it ("true"; "false" or absent: no), and whether to hold
+ * ("hold": the init does not start the program but only holds the container, its
+ * namespaces, cgroup and mounts, for a process that joins it: the warm runs of
+ * `sbx-oci serve`, whose interpreter joins as pid 2). */
+int reaper_wanted (const struct oci_config *c, bool *wanted, bool *hold, struct sbx_error *err);
+/* "hold": become the init without a program, with the program's user and no
+ * capability, and close every fd but status_fd (the sync socket's EOF tells the
+ * runtime the container runs). Reaps what ends, passes signals on to pid 2. */
+void reaper_hold (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig, int status_fd,
+                  struct sbx_log *log) __attribute__ ((noreturn));
 /* Fork: returns 0 in the child, which goes on to become the program. The parent
  * becomes the reaper and never returns. status_fd may be -1; pdeathsig: die with the
  * runtime (a foreground run), re-armed after the reaper's uid change. Landlock, if any, is

@@ -144,6 +144,8 @@ struct python_run
   const struct sandbox_warm *warm; /* through `serve` (python --connect), or NULL */
   int warm_status_fd;              /* the warm fork's report: "OK STATUS" or "ERR MESSAGE" */
   int warm_status;                 /* the program's status as reported; -1: none yet */
+  int warm_signal;                 /* the signal that ended it, 0 if it exited */
+  struct rusage warm_rusage;       /* its CPU time and largest RSS, as its waiter saw them */
   char *warm_error;                /* the join failed: why */
   bool client_gone;                /* the --connect client hung up: the run was ended */
   struct pollfd *warm_fds;         /* the watch's: [2] becomes the status pipe once started */
@@ -390,11 +392,12 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   spec.python = exe;
   if (r->warm)
     {
-      /* The container only holds the run's namespaces, cgroup and mounts: its own
-         program waits to be killed; the warm interpreter joins it and runs r->args. */
-      static char *holder[] = { "/bin/sleep", "infinity" };
-      spec.args = holder;
-      spec.n_args = ARRAY_SIZE (holder);
+      /* The container's init only holds the run's namespaces, cgroup and mounts; the
+         warm interpreter joins it (as pid 2) and runs r->args, which the config
+         carries for what reads it (the state, `ps`) but nothing executes. */
+      spec.args = r->args;
+      spec.n_args = r->n_args;
+      spec.hold = true;
     }
   else
     {
@@ -482,10 +485,15 @@ collect_numbers (struct python_run *r)
   res->fsize_reached = res->signal == SIGXFSZ;
   res->tmp_filled = tmp_filled (r->watch.held, ARRAY_SIZE (r->watch.held));
   res->nofile_reported = r->streams[1].found;
-  if (r->watch.has_stats && st->has_cpu && (st->cpu_user_ns || st->cpu_system_ns))
+  if (r->watch.has_stats && st->has_cpu && (st->cpu_usage_ns || st->cpu_user_ns || st->cpu_system_ns))
     {
-      res->cpu_user_ms = (double) st->cpu_user_ns / 1e6;
-      res->cpu_sys_ms = (double) st->cpu_system_ns / 1e6;
+      /* The total is exact; the user/system split is the scheduler tick's sampling
+         (v1's cpuacct.usage_user and v2's user_usec alike), which a run of a few
+         milliseconds can miss altogether: then the total counts as user time. */
+      double total = (double) (st->cpu_usage_ns ? st->cpu_usage_ns : st->cpu_user_ns + st->cpu_system_ns);
+      double split = (double) (st->cpu_user_ns + st->cpu_system_ns);
+      res->cpu_user_ms = (split > 0 ? total * (double) st->cpu_user_ns / split : total) / 1e6;
+      res->cpu_sys_ms = (split > 0 ? total * (double) st->cpu_system_ns / split : 0) / 1e6;
       res->cpu_scope = "cgroup";
     }
   else
@@ -643,6 +651,14 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
   struct warm_start *s = data;
   struct python_run *r = s->r;
   int status[2], program = -1, ret = -1;
+  /* a deadline already past: nothing is started (the watch kills the holder at once) */
+  if (r->watch.fg.deadline_ns && monotonic_ns () >= r->watch.fg.deadline_ns)
+    {
+      close (s->out_w);
+      close (s->err_w);
+      s->out_w = s->err_w = -1;
+      return 0;
+    }
   size_t root_len = strlen (r->ctx->root), len = 4 + root_len + 1 + strlen (id) + 1;
   _cleanup_free_ char *msg = xmalloc0 (len);
   if (pipe2 (status, O_CLOEXEC) < 0)
@@ -690,15 +706,25 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
   return 0;
 }
 
-/* After the holder is gone: the program's status is what the warm fork reported. The
-   signal is read from the status as the runtime writes it (128+N). */
+/* After the holder is gone: the program's status, signal and rusage are what the
+   warm fork (its waiter) reported. */
 static int
 warm_outcome (struct python_run *r, struct sbx_error *err)
 {
+  if (r->watch.timed_out)
+    {
+      /* whatever the fork said: everything was killed at the deadline */
+      r->status = 128 + SIGKILL;
+      r->watch.fg.term_signal = SIGKILL;
+      if (r->warm_status >= 0)
+        r->watch.fg.rusage = r->warm_rusage;
+      return 0;
+    }
   if (r->warm_status >= 0)
     {
       r->status = r->warm_status;
-      r->watch.fg.term_signal = r->warm_status > 128 && r->warm_status < 128 + 65 ? r->warm_status - 128 : 0;
+      r->watch.fg.term_signal = r->warm_signal;
+      r->watch.fg.rusage = r->warm_rusage;
       return 0;
     }
   if (r->watch.timed_out)
@@ -728,7 +754,15 @@ warm_read_status (struct python_run *r)
   buf[n] = '\0';
   buf[strcspn (buf, "\n")] = '\0';
   if (strncmp (buf, "OK ", 3) == 0)
-    r->warm_status = atoi (buf + 3);
+    {
+      long long v[5] = { -1, 0, 0, 0, 0 };
+      sscanf (buf + 3, "%lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4]);
+      r->warm_status = (int) v[0];
+      r->warm_signal = (int) v[1];
+      r->warm_rusage.ru_utime = (struct timeval) { .tv_sec = v[2] / 1000000, .tv_usec = v[2] % 1000000 };
+      r->warm_rusage.ru_stime = (struct timeval) { .tv_sec = v[3] / 1000000, .tv_usec = v[3] % 1000000 };
+      r->warm_rusage.ru_maxrss = v[4];
+    }
   else
     r->warm_error = xstrdup (strncmp (buf, "ERR ", 4) == 0 ? buf + 4 : buf);
 }
@@ -900,16 +934,6 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
       cli_usage_error (err, "python: unexpected argument '%s' (see sbx-oci python --help)", argv[first]);
       goto out;
     }
-  if (warm)
-    {
-      /* the warm interpreter is the server's, and so is the sandbox it forks from */
-      if (c.no_subprocess)
-        {
-          cli_usage_error (err, "--no-subprocess: not through --connect (yet): the exec supervisor is per run");
-          goto out;
-        }
-      c.p.python = warm->python;
-    }
   /* Our stdin goes to the program, unless it is a terminal and the program is not
      "-": a one-shot sandbox is not interactive, and a terminal is the caller's. */
   reads_stdin = !isatty (0)
@@ -920,6 +944,25 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
     goto out;
   if (c.result && strcmp (c.result, "-") != 0 && result_file_open_dir (&r, err) < 0)
     goto out;
+  if (warm)
+    {
+      /* The warm interpreter is the server's, and so is the sandbox it forks from: a
+         run that asks for another cannot be set up here (125, named in the result). */
+      const char *why = NULL;
+      if (c.no_subprocess)
+        why = "--no-subprocess: not through --connect: the exec supervisor is per run";
+      else if (c.p.rootfs)
+        why = "--rootfs: through --connect the sandbox is the server's, over the host's system paths";
+      else if (c.p.python && strcmp (c.p.python, warm->python) != 0)
+        why = "--python: through --connect the server's interpreter runs the program";
+      if (why)
+        {
+          sbx_error_set (err, 0, "%s", why);
+          err->exit_hint = SBX_EXIT_SETUP;
+          goto fail_result;
+        }
+      c.p.python = warm->python;
+    }
   sandbox_sweep_orphans (ctx);
   if (prepare (&r, argc - split, argv + split, err) < 0 || open_streams (&r, reads_stdin, err) < 0)
     {

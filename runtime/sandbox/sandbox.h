@@ -201,6 +201,7 @@ struct sandbox_run_spec
   const char *temp_workdir; /* the workdir if it is ours to remove, or NULL */
   const char *exec_listener; /* --no-subprocess: the exec supervisor's socket, or NULL */
   const char *meminfo;       /* the file bound over /proc/meminfo, or NULL */
+  bool hold;                 /* a warm run: the init holds, the program joins (reaper.h) */
 };
 
 /* ------------------------------------------------------------ warm runs */

@@ -455,7 +455,9 @@ sandbox_config_json (const struct sandbox_policy *p, const struct sandbox_limits
   GEN (gen_key_string (g, LANDLOCK_ANNOTATION_PREFIX "write", writable));
   GEN (gen_key_string (g, LANDLOCK_ANNOTATION_PREFIX "best-effort", "true"));
   /* our own pid 1: the interpreter gets its signals (kill -TERM, abort, SIGXCPU) */
-  GEN (gen_key_string (g, "run.sbx-oci.init", "true"));
+  /* our own pid 1 (reaper.h); for a warm run it holds the sandbox for the
+     interpreter that joins (python.c) */
+  GEN (gen_key_string (g, "run.sbx-oci.init", r->hold ? "hold" : "true"));
   GEN (gen_key_string (g, "run.sbx-oci.sandbox", "python"));
   if (r->owner)
     GEN (gen_key_string (g, SANDBOX_OWNER_ANNOTATION, r->owner));

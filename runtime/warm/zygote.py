@@ -9,11 +9,17 @@
 # container id) and the fds of its streams: the program, its arguments and its
 # environment come on fd 3, which only the fork reads, once inside. Nothing of one
 # run is in the memory that the next run's fork starts from.
+import atexit
 import ctypes
+import io
 import os
+import runpy
 import signal
 import socket
 import sys
+import threading
+import traceback
+import types
 
 ZYGOTE_FILE = "<sbx-oci-zygote>"
 
@@ -40,8 +46,6 @@ def c_environ():
 
 def reopen_stdio():
     """Streams on the run's fds 0-2, unbuffered as PYTHONUNBUFFERED makes them."""
-    import io
-
     enc = sys.stdout.encoding if sys.stdout else "utf-8"
     sys.stdin = sys.__stdin__ = io.TextIOWrapper(
         io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=enc, errors="strict")
@@ -53,9 +57,6 @@ def reopen_stdio():
 
 def print_exception(exc):
     """As the interpreter prints an uncaught one: without the frames above the program."""
-    import runpy
-    import traceback
-
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename in (ZYGOTE_FILE, runpy.__file__):
         tb = tb.tb_next
@@ -74,9 +75,10 @@ def exit_code(exc):
 
 
 def run_program():
-    """In the sandbox now: run what fd 3 names, as `python3 ARGS` would, and exit."""
-    import types
+    """In the sandbox now: run what fd 3 names, as `python3 ARGS` would, and exit.
 
+    Every module this needs was imported before the fork: an import now could meet
+    the program's limits (its --nofile, say) instead of the program."""
     # the interpreter's own dispositions at start (the join reset them to the defaults)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
@@ -95,8 +97,6 @@ def run_program():
             sys.argv = ["-c"] + rest[2:]
             exec(compile(rest[1], "<string>", "exec"), main.__dict__)
         elif rest[0] == "-m":
-            import runpy
-
             sys.argv = ["-m"] + rest[2:]
             sys.path[0] = os.getcwd()
             runpy._run_module_as_main(rest[1], alter_argv=True)
@@ -104,8 +104,6 @@ def run_program():
             sys.argv = ["-"] + rest[1:]
             exec(compile(sys.stdin.read(), "<stdin>", "exec"), main.__dict__)
         else:
-            import runpy
-
             sys.argv = rest
             sys.path[0] = os.path.dirname(rest[0])
             runpy.run_path(rest[0], run_name="__main__")
@@ -118,9 +116,6 @@ def run_program():
     # What the interpreter does at exit that a program can see: wait for its threads,
     # run its atexit handlers, flush. Not the teardown of every module, which with
     # numpy and pandas loaded takes longer than the run.
-    import atexit
-    import threading
-
     try:
         threading._shutdown()
         atexit._run_exitfuncs()
@@ -159,13 +154,13 @@ def serve_runs(sock, enter):
         for fd in (stdin, stdout, stderr, program):
             if fd > 3:
                 os.close(fd)
-        status = ctypes.c_int(-1)
+        info = (ctypes.c_longlong * 5)()
         err = ctypes.create_string_buffer(1024)
-        r = enter(parts[1], parts[2], ctypes.byref(status), err, len(err))
+        r = enter(parts[1], parts[2], info, err, len(err))
         if r == 0:
             run_program()
         try:
-            os.write(status_fd, b"OK %d\n" % status.value if r == 1 else b"ERR " + err.value + b"\n")
+            os.write(status_fd, b"OK %d %d %d %d %d\n" % tuple(info) if r == 1 else b"ERR " + err.value + b"\n")
         except OSError:
             pass  # the worker is gone (its client hung up): nobody to tell
         os._exit(0)
@@ -176,7 +171,7 @@ def main():
     for name in filter(None, preload.split(",")):
         __import__(name)
     enter = ctypes.PyDLL(lib).sbx_warm_enter  # PyDLL: the GIL stays held across the fork in it
-    enter.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
+    enter.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_char_p,
                       ctypes.c_size_t]
     enter.restype = ctypes.c_int
     sock = socket.socket(fileno=fd)

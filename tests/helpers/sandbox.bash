@@ -13,11 +13,54 @@ HOST_ID=101000 # the sandbox user on the host, as root (the default --host-id)
 # root, a fresh container id ($PY_ID, so that teardown sees its cgroups) and the result
 # in $RESULT; sets $status, $stdout, $stderr (stdin: $PY_STDIN, default /dev/null).
 # A hang fails the test (status 124) instead of blocking the suite.
+# With SBX_VIA_CONNECT=1 every py goes through `sbx-oci serve` (one server per test,
+# on the test's state root), as `python --connect`: the suite then checks that a run
+# from the warm interpreter is what a one-shot run is.
 py() {
 	PY_ID=$(new_id)
 	RESULT=$BATS_TEST_TMPDIR/result.json
 	rm -f "$RESULT"
+	if [ -n "${SBX_VIA_CONNECT:-}" ]; then
+		serve_start
+		py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
+		return
+	fi
 	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --id "$PY_ID" --python "$PYTHON" --result "$RESULT" "$@"
+}
+
+# serve_start [OPTIONS]: `sbx-oci serve` on this test's state root at $SERVE_SOCKET
+# (once), its log in $SERVE_LOG, its pid in $SERVE_PID; serve_stop ends it (SIGTERM,
+# by its pid) and fails if it did not stop cleanly within 20 s.
+serve_start() {
+	[ -z "${SERVE_PID:-}" ] || return 0
+	SERVE_SOCKET=$BATS_TEST_TMPDIR/sbx.sock
+	SERVE_LOG=$BATS_TEST_TMPDIR/serve.log
+	"$SBX_OCI" --root "$SBX_ROOT" serve --socket "$SERVE_SOCKET" "$@" >"$SERVE_LOG" 2>&1 &
+	SERVE_PID=$!
+	for _ in $(seq 300); do
+		[ -S "$SERVE_SOCKET" ] && grep -q "listening on" "$SERVE_LOG" && return 0
+		kill -0 "$SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$SERVE_LOG" >&2
+	return 1
+}
+
+serve_stop() {
+	local pid=${SERVE_PID:-} i
+	[ -n "$pid" ] || return 0
+	SERVE_PID=
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		echo "serve $pid did not stop within 20 s" >&2
+		return 1
+	fi
+	wait "$pid" 2>/dev/null || true
 }
 
 py_exec() {
