@@ -567,3 +567,62 @@ EOF
 	[ "$output" = ok ]
 	[ "$(cat "$BATS_TEST_TMPDIR/fake.log")" = "$(printf 'blocked\nSIGTERM passed on')" ]
 }
+
+@test "contrib-python: connect= runs through sbx-oci serve: the same Result, files both ways, refusals, cancel" {
+	load helpers/sandbox
+	serve_start --preload decimal
+	SOCK=$SERVE_SOCKET client <<'EOF2'
+import asyncio, time
+sock = os.environ["SOCK"]
+def via(code, **kw):
+    return run_python(code, connect=sock, sandbox_id=new_id(), **kw)
+r = via("import sys, decimal; print('decimal' in sys.modules, 6*7); open('out.bin', 'wb').write(open('in.txt', 'rb').read() * 2)",
+        files={"in.txt": "ab"})
+assert r.ok and r.stdout == "True 42\n", r
+assert r.files == {"out.bin": b"abab"}, r.files
+assert r.raw["limits"]["memory_bytes"] == 2048 << 20 and r.raw["network"] == "loopback", r.raw
+r = via("import sys; sys.exit(3)")
+assert r.exit_code == 3 and not r.ok, r
+r = via("while True: pass", timeout=1)
+assert r.timed_out and r.exit_code == 137 and r.signal == "SIGKILL", r
+# what the server cannot give: refused before anything ran
+try:
+    via("pass", python="/nonexistent/python3")
+except SandboxError as e:
+    assert "--python" in e.message and e.returncode == 125, e
+else:
+    raise AssertionError("a different interpreter was accepted")
+try:
+    run_python("pass", connect=sock, root="/tmp")
+except ValueError:
+    pass
+else:
+    raise AssertionError("root= with connect= was accepted")
+try:
+    run_python("pass", connect=sock + ".missing")
+except SandboxError as e:
+    assert "cannot reach" in e.message, e
+# cancelling ends the run at once; nothing of it stays
+async def cancelled():
+    t = asyncio.ensure_future(run_python_async("import time; time.sleep(30)", connect=sock, sandbox_id=new_id()))
+    await asyncio.sleep(1.0)
+    t0 = time.monotonic()
+    t.cancel()
+    try:
+        await t
+    except asyncio.CancelledError:
+        return time.monotonic() - t0
+    raise AssertionError("not cancelled")
+assert asyncio.run(cancelled()) < 3
+r = asyncio.run(run_python_async("print(1)", connect=sock, sandbox_id=new_id()))
+assert r.stdout == "1\n", r
+end = time.monotonic() + 5
+while leftovers() and time.monotonic() < end:
+    time.sleep(0.1)
+assert leftovers() == [], leftovers()
+print("ok")
+EOF2
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	[ "$output" = ok ]
+	serve_stop
+}

@@ -13,6 +13,10 @@ JSON object the runtime prints, reads back the files the code created or modifie
     # in a coroutine: the same arguments and Result; cancelling the task ends the run
     r = await run_python_async("print(6*7)")
 
+    # through a warm server (`sbx-oci serve --socket S --preload numpy`): the same
+    # Result, from an interpreter that has numpy imported already
+    r = run_python("import numpy; print(numpy.ones(3).sum())", connect="/run/sbx.sock")
+
 Why a subprocess and not a library binding: sbx-oci is the trust boundary. The
 sandbox is set up, watched and torn down by the runtime; this module only decides
 what to ask for and how to read the answer, so it can stay small enough to audit.
@@ -34,9 +38,12 @@ import dataclasses
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
+import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -365,6 +372,96 @@ def _build_command(code: str, *, workdir: str, sandbox_id: str, timeout: Optiona
     return cmd
 
 
+class _Connection:
+    """One run through `sbx-oci serve` (the wire is sandbox_connect.h in sbx-oci).
+
+    What is sent is python's own command line (without the runtime and its --root),
+    with /dev/null as stdin, two pipes as stdout and stderr and the workdir as the cwd;
+    the server's worker runs it as `sbx-oci python` would here, writing the result
+    JSON (--result -) into the stdout pipe, and ends with the exit status on the
+    socket. Closing the socket before then ends the run (the server kills it and
+    deletes its container), which is how a cancelled or timed-out call stops it.
+    """
+
+    def __init__(self, path: str, args: List[str], cwd: str) -> None:
+        payload = b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        fds: List[int] = []
+        try:
+            self.sock.connect(os.fspath(path))
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            fds = [out_r, out_w, err_r, err_w]
+            null = os.open(os.devnull, os.O_RDONLY)
+            fds.append(null)
+            cwd_fd = os.open(cwd, os.O_PATH | os.O_DIRECTORY)
+            fds.append(cwd_fd)
+            head = b"SBX1" + struct.pack("=II", len(args), len(payload))
+            socket.send_fds(self.sock, [head], [null, out_w, err_w, cwd_fd])
+            self.sock.sendall(payload)
+        except BaseException:
+            self.sock.close()
+            for fd in fds:
+                os.close(fd)
+            raise
+        for fd in (out_w, err_w, null, cwd_fd):
+            os.close(fd)
+        self.pipes = {out_r: bytearray(), err_r: bytearray()}
+        self.out_r, self.err_r = out_r, err_r
+        self.reply = bytearray()
+
+    def cancel(self) -> None:
+        """End the run: the server sees the hangup."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()
+        for fd in (self.out_r, self.err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _reply_done(self) -> bool:
+        r = bytes(self.reply)
+        return (len(r) >= 8 and r[:4] == b"SBXX") or \
+            (len(r) >= 8 and r[:4] == b"SBXE" and len(r) >= 8 + struct.unpack("=I", r[4:8])[0])
+
+    def communicate(self, timeout: Optional[float]) -> Tuple[bytes, bytes, int]:
+        """stdout, stderr and the exit status; SandboxError if the server refused the
+        run; TimeoutError (the run is ended) past timeout."""
+        import time
+        deadline = None if timeout is None else time.monotonic() + timeout
+        open_fds = [self.out_r, self.err_r, self.sock.fileno()]
+        while open_fds:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                self.cancel()
+                raise TimeoutError("sbx-oci serve did not finish the run in time")
+            ready, _, _ = select.select(open_fds, [], [], left)
+            for fd in ready:
+                chunk = os.read(fd, 1 << 16) if fd != self.sock.fileno() else self.sock.recv(1 << 16)
+                if not chunk:
+                    open_fds.remove(fd)
+                elif fd == self.sock.fileno():
+                    self.reply += chunk
+                else:
+                    self.pipes[fd] += chunk
+            if self._reply_done() and self.sock.fileno() in open_fds:
+                open_fds.remove(self.sock.fileno())
+        r = bytes(self.reply)
+        if r[:4] == b"SBXX" and len(r) >= 8:
+            return bytes(self.pipes[self.out_r]), bytes(self.pipes[self.err_r]), struct.unpack("=i", r[4:8])[0]
+        if r[:4] == b"SBXE" and len(r) >= 8:
+            raise SandboxError(r[8:8 + struct.unpack("=I", r[4:8])[0]].decode("utf-8", "replace"),
+                               returncode=EXIT_SETUP)
+        raise SandboxError("sbx-oci serve ended the run without a status", returncode=EXIT_SETUP,
+                           stderr=bytes(self.pipes[self.err_r]).decode("utf-8", "replace"))
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
@@ -413,7 +510,11 @@ class _Run:
                  files: Optional[Mapping[str, FileContent]], env: Optional[Mapping[str, str]],
                  python: Optional[str], cpu_time: Optional[int], pids: Optional[int],
                  max_output: Union[str, int, None], allow_degraded: bool, sbx_oci: str,
-                 root: Optional[str], keep_workdir: bool, sandbox_id: Optional[str]) -> None:
+                 root: Optional[str], keep_workdir: bool, sandbox_id: Optional[str],
+                 connect: Optional[str] = None) -> None:
+        if connect is not None and root is not None:
+            raise ValueError("root: a server (connect) runs in its own state root")
+        self.connect = connect
         self.plan = _plan_files(files)
         # The id is chosen here, not by sbx-oci, so that a runtime that was killed can
         # still be cleaned up with `delete --force ID`.
@@ -438,6 +539,14 @@ class _Run:
         self._command = command
         self.workdir: Optional[str] = None
         self.cmd: List[str] = []
+
+    def connection(self) -> _Connection:
+        """The run, sent to the server (connect): python's command line, from the workdir."""
+        assert self.workdir is not None
+        try:
+            return _Connection(self.connect or "", self.cmd[self.cmd.index("python") + 1:], self.workdir)
+        except OSError as exc:
+            raise SandboxError(f"cannot reach sbx-oci serve at {self.connect}: {exc.strerror or exc}") from exc
 
     def make_workdir(self) -> None:
         """Create the workdir with the input files, and the command line that names it."""
@@ -507,7 +616,8 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
                cpu_time: Optional[int] = None, pids: Optional[int] = None,
                max_output: Union[str, int, None] = None, allow_degraded: bool = False,
                sbx_oci: str = "sbx-oci", root: Optional[str] = None,
-               keep_workdir: bool = False, sandbox_id: Optional[str] = None) -> Result:
+               keep_workdir: bool = False, sandbox_id: Optional[str] = None,
+               connect: Optional[str] = None) -> Result:
     """Run ``code`` once with ``python -c`` in a fresh sbx-oci sandbox and report how it ended.
 
     timeout      wall clock in seconds (0 or None: none); everything is killed at it
@@ -524,6 +634,11 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
     keep_workdir leave the workdir on the host (its path in Result.workdir)
     sandbox_id   the container id (--id; default py-<random>): the name of its state
                  dir and cgroup, for logs; the client needs to know it to clean up
+    connect      the socket of an `sbx-oci serve` (of this user): the run is forked from
+                 its warm interpreter (its --preload modules already imported), as
+                 isolated as a one-shot run; the server's options are the defaults
+                 that these arguments override (not root, nor a python other than the
+                 server's)
 
     A program that fails, times out or is OOM-killed returns a Result (check ``.ok``);
     SandboxError means no program ran. ValueError/TypeError for bad arguments are
@@ -531,9 +646,19 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
     """
     run = _Run(code, timeout=timeout, memory=memory, network=network, files=files, env=env, python=python,
                cpu_time=cpu_time, pids=pids, max_output=max_output, allow_degraded=allow_degraded,
-               sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id)
+               sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id,
+               connect=connect)
     try:
         run.make_workdir()
+        if connect is not None:
+            conn = run.connection()
+            try:
+                out, err, returncode = conn.communicate(run.guard)
+            except TimeoutError:
+                raise run.guard_expired() from None
+            finally:
+                conn.close()
+            return run.result(out, err, returncode)
         try:
             proc = subprocess.Popen(run.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
@@ -672,13 +797,36 @@ async def _communicate(run: _Run) -> Tuple[bytes, bytes, int]:
     return out, err, proc.returncode
 
 
+async def _communicate_connected(run: _Run) -> Tuple[bytes, bytes, int]:
+    """_communicate through a server: the connection read in a thread, cancelled by
+    closing it (the run ends; the thread then sees the pipes and socket close)."""
+    conn = await _in_thread(run.connection)
+    work = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, conn.communicate, run.guard))
+    try:
+        return await asyncio.shield(work)  # a cancellation stops here; work goes on
+    except asyncio.CancelledError:
+        conn.cancel()
+        done, _ = await _settle(work)
+        if not done.cancelled():
+            done.exception()  # the hangup it saw is what the caller asked for
+        raise
+    except TimeoutError:
+        raise run.guard_expired() from None
+    finally:
+        if work.done():
+            conn.close()
+        else:
+            conn.cancel()
+
+
 async def run_python_async(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int] = "2048M",
                            network: str = "loopback", files: Optional[Mapping[str, FileContent]] = None,
                            env: Optional[Mapping[str, str]] = None, python: Optional[str] = None,
                            cpu_time: Optional[int] = None, pids: Optional[int] = None,
                            max_output: Union[str, int, None] = None, allow_degraded: bool = False,
                            sbx_oci: str = "sbx-oci", root: Optional[str] = None,
-                           keep_workdir: bool = False, sandbox_id: Optional[str] = None) -> Result:
+                           keep_workdir: bool = False, sandbox_id: Optional[str] = None,
+                           connect: Optional[str] = None) -> Result:
     """run_python for asyncio: the same arguments, the same Result and exceptions.
 
     sbx-oci runs as an asyncio subprocess, so the event loop goes on meanwhile; the
@@ -689,13 +837,21 @@ async def run_python_async(code: str, *, timeout: Optional[float] = 300, memory:
     (or, after STOP_GRACE_SECONDS, gets SIGKILL and the container is deleted with
     ``sbx-oci delete --force``), the workdir is removed, and then CancelledError
     propagates. A second cancellation does not cut that cleanup short.
+
+    Through a server (connect), the run is read in the default executor; cancelling
+    closes the connection, which ends the run (the server kills it and deletes its
+    container), and CancelledError propagates once the server has let go of it.
     """
     run = _Run(code, timeout=timeout, memory=memory, network=network, files=files, env=env, python=python,
                cpu_time=cpu_time, pids=pids, max_output=max_output, allow_degraded=allow_degraded,
-               sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id)
+               sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id,
+               connect=connect)
     try:
         await _in_thread(run.make_workdir)
-        out, err, returncode = await _communicate(run)
+        if connect is not None:
+            out, err, returncode = await _communicate_connected(run)
+        else:
+            out, err, returncode = await _communicate(run)
         return await _in_thread(run.result, out, err, returncode)
     finally:
         await _in_thread(run.remove_workdir)
@@ -721,6 +877,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--sbx-oci", default=os.environ.get("SBX_OCI", "sbx-oci"))
     ap.add_argument("--root")
     ap.add_argument("--keep-workdir", action="store_true")
+    ap.add_argument("--connect", metavar="SOCKET", help="run through `sbx-oci serve --socket SOCKET`")
     a = ap.parse_args(argv)
     try:
         env: Dict[str, str] = {}
@@ -739,7 +896,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         r = run_python(a.code, timeout=a.timeout, memory=a.memory, network=a.network, files=files, env=env,
                        python=a.python, cpu_time=a.cpu_time, pids=a.pids, max_output=a.max_output,
                        allow_degraded=a.allow_degraded, sbx_oci=a.sbx_oci, root=a.root,
-                       keep_workdir=a.keep_workdir)
+                       keep_workdir=a.keep_workdir, connect=a.connect)
     except (ValueError, TypeError) as exc:
         print(f"sbx_sandbox: {exc}", file=sys.stderr)
         return EXIT_USAGE
