@@ -16,6 +16,7 @@ TITLES = {
     "idle": "back-to-back / after an idle gap",
     "phases": "create, start, delete timed alone (bb-base)",
     "soak": "sequential runs of sbx-oci (bb-base)",
+    "warm": "through sbx-oci serve (numpy and pandas preloaded) beside the interpreter alone and one-shot",
 }
 
 
@@ -55,7 +56,7 @@ def ratio(scn, a, b):
         ratios.append((scn, f"{a} / {b}{note}", f"{ra / rb:.2f}×", f"{ra - rb:+.2f} ms"))
 
 
-for scn in ["true", "py", "pycmd", "limits", "seccomp", "userns", "idle", "phases"]:
+for scn in ["true", "py", "pycmd", "limits", "seccomp", "userns", "idle", "phases", "warm"]:
     rows = load(scn)
     if rows:
         table(scn, rows)
@@ -66,6 +67,9 @@ for b, scn in [("bb-base", "true"), ("py", "py")]:
 ratio("py", "sbx-oci run py", "floor+userns")
 ratio("pycmd", "sbx-oci python -c pass", "floor+userns")
 ratio("pycmd", "sbx-oci python -c pass", "direct")
+# issue 17: through the warm server against the bare interpreter (targets 0.3x and 0.1x)
+ratio("warm", "sbx-oci python --connect -c print(1)", "python3 -c pass")
+ratio("warm", "sbx-oci python --connect import numpy, pandas", "python3 import numpy, pandas")
 # what each feature adds, per runtime, within its scenario's table
 for scn, a, b in [("limits", "bb-limits", "bb-base"), ("seccomp", "bb-seccomp", "bb-base"),
                   ("seccomp", "bb-seccomp-limits", "bb-base"), ("userns", "bb-userns", "bb-base")]:
@@ -98,6 +102,8 @@ if os.path.exists(deltas):
 
 for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms; paired: median of B-A per pair, 95% interval)"),
                  ("soak-leaks.tsv", "leak check around the sequential runs"),
+                 ("warm-soak.tsv", "leak check around the sequential runs through sbx-oci serve"),
+                 ("warm-throughput.tsv", "clients at once through sbx-oci serve"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
     path = os.path.join(res, f)
     if os.path.exists(path):
