@@ -23,7 +23,7 @@ fi
 	cd "$build/src"
 	./autogen.sh >/dev/null 2>&1
 	./configure --enable-asan --enable-werror >/dev/null
-	make -j"$(nproc)" sbx-oci tests/unit/mount_options_test tests/unit/json_test tests/unit/sha256_test >/dev/null
+	make -j"$(nproc)" sbx-oci libsbx-warm.so tests/unit/mount_options_test tests/unit/json_test tests/unit/sha256_test >/dev/null
 ) || { echo "asan: the sanitizer build failed" >&2; exit 1; }
 # The unit tests under the sanitizers, against glibc's shared libcap and libmount.
 for t in mount_options_test json_test sha256_test; do

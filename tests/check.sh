@@ -1,10 +1,13 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats conformance compat asan fuzz vm clients"   the default: all of them
+#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
 #   bats     tests/run.sh: the bats suites against the built binary (hybrid host)
+#   warm     the sandbox suites again (sandbox.bats, sandbox-workloads.bats), every run
+#            through `sbx-oci serve` as `python --connect` (SBX_VIA_CONNECT=1): a run
+#            forked from the warm interpreter is what a one-shot run is
 #   conformance  tests/conformance/run.sh: runtime-tools' validation suite and crun's
 #            suite (pinned, from ../shared/conformance) against the built binary; fails
 #            on a failing point not in tests/conformance/expected-failures.txt
@@ -26,7 +29,7 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
 	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_SHARED "$0" "$@"
 fi
-stages=${SBX_STAGES:-bats conformance compat asan fuzz vm clients}
+stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients}
 failed=()
 summary=()
 
@@ -56,6 +59,7 @@ run_stage() {
 for stage in $stages; do
 	case $stage in
 	bats) run_stage bats "$here/run.sh" ;;
+	warm) SBX_VIA_CONNECT=1 SBX_TESTS="sandbox sandbox-workloads" run_stage warm "$here/run.sh" ;;
 	conformance) run_stage conformance "$here/conformance/run.sh" ;;
 	compat) run_stage compat "$here/compat/run.sh" ;;
 	asan) run_stage asan "$here/asan.sh" ;;
@@ -73,7 +77,7 @@ for stage in $stages; do
 		fi
 		;;
 	*)
-		echo "check: unknown stage '$stage' (known: bats conformance compat asan fuzz vm clients)" >&2
+		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients)" >&2
 		failed+=("$stage")
 		;;
 	esac

@@ -9,6 +9,7 @@ load helpers/sandbox
 setup() {
 	requires root userns python-stack
 	setup_state
+	SERVE_PID=
 	RL_DIR=
 	WORK=$BATS_TEST_TMPDIR/work
 	mkdir "$WORK"
@@ -17,6 +18,7 @@ setup() {
 
 teardown() {
 	local rc=0
+	serve_stop || rc=1
 	helpers_teardown || rc=1
 	[ -z "$RL_DIR" ] || rm -rf "$RL_DIR"
 	return $rc
