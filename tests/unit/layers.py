@@ -20,6 +20,7 @@ LAYERS = {
     "hooks": 2,
     "runtime/cgroup": 2,
     "runtime": 3,
+    "runtime/warm": 4,  # libsbx-warm.so's entry: the engine's exec for a warm interpreter
     "runtime/sandbox": 4,
     "runtime/cli": 5,
 }
