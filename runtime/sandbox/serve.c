@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -52,6 +53,7 @@ enum
   SV_PRELOAD,
   SV_MAX_RUNS,
   SV_QUEUE,
+  SV_RECYCLE,
   SV_MAX_OUTPUT,
 };
 
@@ -60,6 +62,8 @@ static const struct cli_opt serve_opts[] = {
   { "preload", SV_PRELOAD, required_argument, "MOD,...", "modules the warm interpreter imports once, for every run" },
   { "max-runs", SV_MAX_RUNS, required_argument, "N", "runs at once (default 2 per CPU)" },
   { "queue", SV_QUEUE, required_argument, "N", "connections that wait for a run beyond those (default 64); more are refused" },
+  { "recycle", SV_RECYCLE, required_argument, "N",
+    "a new warm interpreter (a new address-space layout) every N runs (default 1000; 0: never)" },
   SANDBOX_CLI_OPT_INTERPRETER ("python"),
   SANDBOX_CLI_OPT_WORKDIR ("every run's workdir (default: a fresh one per run)"),
   SANDBOX_CLI_OPTS,
@@ -73,7 +77,7 @@ struct serve
 {
   struct sbx_ctx *ctx;
   const char *socket_path, *preload;
-  unsigned max_runs, queue_max;
+  unsigned max_runs, queue_max, recycle;
   struct sandbox_policy p;   /* the defaults, checked once here */
   char **defaults;           /* the same as options for each run's command line */
   size_t n_defaults;
@@ -82,11 +86,14 @@ struct serve
   int listen_fd, log_fd;
   int zygote_fd;             /* our end of the warm interpreter's socket */
   pid_t zygote_pid;
+  unsigned zygote_runs;      /* runs forked from it so far */
   pid_t *workers;
   unsigned n_workers;
   int *queue;
   unsigned n_queue;
   unsigned long runs;
+  pid_t *retired; /* recycled interpreters, ending once their workers are done */
+  size_t n_retired;
 };
 
 static void
@@ -124,6 +131,8 @@ serve_opt (void *data, int key, const char *arg, struct sbx_error *err)
           return cli_usage_error (err, "--preload: '%s' is not a list of module names", arg);
       s->preload = arg;
       return 0;
+    case SV_RECYCLE:
+      return cli_parse_uint ("--recycle", arg, UINT32_MAX, &s->recycle, err);
     case SV_MAX_RUNS:
     case SV_QUEUE:
       if (cli_parse_uint (key == SV_MAX_RUNS ? "--max-runs" : "--queue", arg, 4096, &v, err) < 0)
@@ -187,9 +196,12 @@ zygote_start (struct serve *s, struct sbx_error *err)
   pid_t pid;
   char threads[32];
   char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/", NULL, NULL, NULL, NULL, NULL };
+  /* its program on fd 4 (a sealed memfd), not in its argv: the forks' command line is
+     the interpreter's, and /proc/PID/cmdline stays short */
   char *argv[] = { s->python, "-s", "-E", "-c",
-                   "import sys; exec(compile(sys.argv[1], '<sbx-oci-zygote>', 'exec'))",
-                   (char *) sbx_warm_zygote_py, "3", s->lib, (char *) (s->preload ? s->preload : ""), NULL };
+                   "import os; exec(compile(os.pread(4, 1 << 22, 0), '<sbx-oci-zygote>', 'exec'))",
+                   "3", s->lib, (char *) (s->preload ? s->preload : ""), NULL };
+  int program = memfd_create ("sbx-oci-zygote", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   char buf[16];
   struct pollfd pfd;
   ssize_t got;
@@ -201,8 +213,15 @@ zygote_start (struct serve *s, struct sbx_error *err)
     for (size_t i = 0; i < ARRAY_SIZE (vars); i++)
       env[3 + i] = xasprintf ("%s=%s", vars[i], threads);
   }
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-    return sbx_error_set (err, errno, "serve: socketpair");
+  if (program < 0)
+    return sbx_error_set (err, errno, "serve: memfd_create");
+  fd_write_all (program, sbx_warm_zygote_py, strlen (sbx_warm_zygote_py));
+  if (fcntl (program, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0
+      || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    {
+      close (program);
+      return sbx_error_set (err, errno, "serve: the warm interpreter's program");
+    }
   pid = fork ();
   if (pid < 0)
     return sbx_error_set (err, errno, "serve: fork");
@@ -214,7 +233,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
       sigprocmask (SIG_SETMASK, &none, NULL);
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0 || dup2 (sv[1], 3) < 0
-          || chdir ("/") < 0)
+          || dup2 (program, 4) < 0 || chdir ("/") < 0)
         _exit (127);
       execve (s->python, argv, env);
       _exit (127);
@@ -222,6 +241,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
   for (size_t i = 3; env[i]; i++)
     free (env[i]);
   close (sv[1]);
+  close (program);
   /* ready once it has imported what it preloads */
   pfd = (struct pollfd) { .fd = sv[0], .events = POLLIN };
   if (poll (&pfd, 1, 120000) <= 0 || (got = recv (sv[0], buf, sizeof buf, 0)) != 5 || memcmp (buf, "READY", 5) != 0)
@@ -234,6 +254,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
     }
   s->zygote_fd = sv[0];
   s->zygote_pid = pid;
+  s->zygote_runs = 0;
   return 0;
 }
 
@@ -310,10 +331,41 @@ refuse (struct serve *s, int client, const char *why)
   slog (s, "refused a connection: %s", why);
 }
 
+/* Every --recycle runs, a new warm interpreter: forks of one process share its
+   address-space layout. The old one serves the workers that already hold its socket
+   and exits when the last of them has let go of it (EOF); its end is no restart. */
+static void
+recycle_zygote (struct serve *s)
+{
+  int old_fd = s->zygote_fd;
+  pid_t old_pid = s->zygote_pid;
+  struct sbx_error err = { 0 };
+  if (!s->recycle || s->zygote_runs < s->recycle)
+    return;
+  s->zygote_fd = -1;
+  s->zygote_pid = -1;
+  if (zygote_start (s, &err) < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      slog (s, "recycling the warm interpreter failed (keeping it): %s", msg);
+      sbx_error_clear (&err);
+      s->zygote_fd = old_fd;
+      s->zygote_pid = old_pid;
+      s->zygote_runs = 0;
+      return;
+    }
+  close (old_fd);
+  s->retired = xrealloc (s->retired, (s->n_retired + 1) * sizeof *s->retired);
+  s->retired[s->n_retired++] = old_pid;
+  slog (s, "a new warm interpreter after %u runs (the old one ends with its last run)", s->recycle);
+}
+
 static void
 start_worker (struct serve *s, int client)
 {
-  pid_t pid = fork ();
+  pid_t pid;
+  recycle_zygote (s);
+  pid = fork ();
   if (pid < 0)
     {
       refuse (s, client, "serve: fork failed");
@@ -324,6 +376,7 @@ start_worker (struct serve *s, int client)
   close (client);
   s->workers[s->n_workers++] = pid;
   s->runs++;
+  s->zygote_runs++;
 }
 
 static void
@@ -382,6 +435,9 @@ reap (struct serve *s, struct sbx_error *err)
             s->workers[i] = s->workers[--s->n_workers];
             break;
           }
+      for (size_t i = 0; i < s->n_retired; i++)
+        if (s->retired[i] == pid)
+          s->retired[i] = s->retired[--s->n_retired];
     }
   while (s->n_queue > 0 && s->n_workers < s->max_runs && s->zygote_fd >= 0)
     {
@@ -464,6 +520,8 @@ shut_down (struct serve *s)
     }
   for (unsigned i = 0; i < s->n_workers; i++)
     kill (s->workers[i], SIGKILL);
+  for (size_t i = 0; i < s->n_retired; i++)
+    kill (s->retired[i], SIGKILL);
   zygote_stop (s);
   while (waitpid (-1, NULL, WNOHANG) > 0)
     ;
@@ -472,7 +530,7 @@ shut_down (struct serve *s)
 static int
 run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
-  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64 };
+  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000 };
   sigset_t set;
   int sfd = -1, first, ret = -1;
   long cpus = sysconf (_SC_NPROCESSORS_ONLN);
@@ -561,6 +619,7 @@ out:
   free (s.defaults);
   free (s.workers);
   free (s.queue);
+  free (s.retired);
   free (s.python);
   free (s.lib);
   sandbox_policy_free (&s.p);

@@ -1,6 +1,6 @@
 # The warm interpreter of `sbx-oci serve` (runtime/sandbox/serve.c starts it as
-#   python3 -s -E -c 'import sys; exec(compile(sys.argv[1], ...))' SOURCE FD LIB PRELOAD
-# with the environment a sandbox gets). It imports the preload modules once, then
+#   python3 -s -E -c 'import os; exec(compile(os.pread(4, ...), ...))' 3 LIB PRELOAD
+# with this file on fd 4, its socket on fd 3 and the environment a sandbox gets). It imports the preload modules once, then
 # forks once per run. The fork joins that run's sandbox through libsbx-warm.so
 # (runtime/warm/warm_enter.c: the engine's `exec`, without the exec) and, once it is
 # the sandbox's process, runs the program as `python3` would have.
@@ -167,7 +167,8 @@ def serve_runs(sock, enter):
 
 
 def main():
-    fd, lib, preload = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    fd, lib, preload = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    os.close(4)  # this program, read
     for name in filter(None, preload.split(",")):
         __import__(name)
     enter = ctypes.PyDLL(lib).sbx_warm_enter  # PyDLL: the GIL stays held across the fork in it
