@@ -32,6 +32,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -235,6 +236,8 @@ zygote_start (struct serve *s, struct sbx_error *err)
       if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0 || dup2 (sv[1], 3) < 0
           || dup2 (program, 4) < 0 || chdir ("/") < 0)
         _exit (127);
+      /* nothing else of ours or of our caller's: the forks would carry it */
+      syscall (SYS_close_range, 5, ~0U, 0);
       execve (s->python, argv, env);
       _exit (127);
     }
