@@ -318,6 +318,8 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
       args.flags |= CLONE_INTO_CGROUP;
       args.cgroup = (uint64_t) e->cg.v2_dirfd;
     }
+  else if (e->cg.ops && e->cg.ops->enter_self)
+    a.self_join = &e->cg; /* the child is single-threaded: it moves itself, cheaply */
   pid = (pid_t) syscall (SYS_clone3, &args, sizeof args);
   if (pid < 0)
     {
@@ -340,7 +342,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
   e->pid = pid;
   e->pidfd = pidfd;
   e->sync_fd = sv[0];
-  if (!(args.flags & CLONE_INTO_CGROUP) && e->cg.ops && e->cg.ops->enter (&e->cg, pid, err) < 0)
+  if (!(args.flags & CLONE_INTO_CGROUP) && !a.self_join && e->cg.ops && e->cg.ops->enter (&e->cg, pid, err) < 0)
     return -1;
   if (e->process.has_oom_score_adj && spawn_write_oom_score_adj (pid, e->process.oom_score_adj, err) < 0)
     return -1;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/process_attrs.h"
 #include "runtime/process_become.h"
 #include "runtime/program.h"
@@ -48,6 +49,8 @@ exec_child_run (struct exec_child_args *a, char **program, bool in_process, stru
       close (a->parent_fds[i]);
   process_reset_signals ();
   prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (a->self_join && a->self_join->ops->enter_self (a->self_join, err) < 0)
+    return -1;
   {
     int keep[] = { a->sync_fd, a->init_pidfd, a->root_fd, a->console_fd, a->seccomp_listener_fd, a->ctx->log.fd };
     process_close_fds_except (3 + a->preserve_fds, keep, ARRAY_SIZE (keep));
@@ -55,7 +58,7 @@ exec_child_run (struct exec_child_args *a, char **program, bool in_process, stru
   syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-  /* 2. The parent put us in the cgroup. */
+  /* 2. In the cgroup now (above, or the parent put us there). */
   if (sync_expect (a->sync_fd, SYNC_GO, &host_pid, &len, err) < 0)
     return -1;
 

@@ -11,6 +11,7 @@
 #include "runtime/base/context.h"
 
 struct seccomp_program;
+struct cgroup;
 
 struct exec_child_args
 {
@@ -30,6 +31,10 @@ struct exec_child_args
   bool detach;     /* outlive the runtime: no parent-death signal at exec */
   bool as_root;
   int parent_fds[4]; /* the parent's own fds: closed first */
+  /* joins the container's cgroups itself (cgroup_ops.enter_self), first thing: the
+     parent moving it would write-lock cgroup_threadgroup_rwsem (cgroup_v1.c); NULL:
+     the parent did */
+  struct cgroup *self_join;
 };
 
 void exec_child_main (struct exec_child_args *a) __attribute__ ((noreturn));
