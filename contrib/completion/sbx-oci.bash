@@ -14,7 +14,7 @@
 #   optional-words:A,B      an optional value, given only as --opt=A
 
 _sbx_oci_commands=(create start run exec state kill delete list ps pause resume update
-	events spec features checkpoint restore python bundle check)
+	events spec features checkpoint restore python bundle check serve)
 
 # the commands whose first argument is an existing container's id
 _sbx_oci_id_commands=(start exec state kill delete ps pause resume update events
@@ -192,6 +192,7 @@ _sbx_oci_opts_python=(
 	'--result|file'
 	'--id|value'
 	'--no-subprocess|'
+	'--connect|file'
 	'-c|value'
 	'-m|value'
 	'-h --help|'
@@ -222,6 +223,33 @@ _sbx_oci_opts_check=(
 	'--python|file'
 	'--allow-degraded|'
 	'--no-subprocess|'
+	'-h --help|'
+)
+
+# the server takes no argument: each program comes with a `python --connect`
+_sbx_oci_opts_serve=(
+	'--socket|file'
+	'--preload|value'
+	'--max-runs|value'
+	'--queue|value'
+	'--recycle|value'
+	'--python|file'
+	'--workdir|dir'
+	'--rootfs|dir'
+	'--memory|value'
+	'--cpu-time|value'
+	'--pids|value'
+	'--nofile|value'
+	'--fsize|value'
+	'--tmp-size|value'
+	'--network|words:none,loopback,full'
+	'--env|value'
+	'--ro|file'
+	'--rw|file'
+	'--host-id|value'
+	'--timeout|value'
+	'--allow-degraded|'
+	'--max-output|value'
 	'-h --help|'
 )
 

@@ -3,9 +3,9 @@
 
 Usage: man-vs-help.py SBX_OCI_BINARY MAN_DIR
 
-The commands are those `sbx-oci --help` lists. `python`, `bundle` and `check` are
-documented in MAN_DIR/sbx-oci-python.8.md, every other command and the global options
-in MAN_DIR/sbx-oci.8.md. Every option named on one side and not the other is printed,
+The commands are those `sbx-oci --help` lists. `python`, `bundle`, `check` and `serve`
+are documented in MAN_DIR/sbx-oci-python.8.md, every other command and the global
+options in MAN_DIR/sbx-oci.8.md. Every option named on one side and not the other is printed,
 with the command and the side that lacks it; so is a command without a section, a
 section for a command that does not exist, and a line that looks like an option entry
 but is not one. Exit status: 1 if anything was printed, 0 if not, 2 if a --help could
@@ -40,7 +40,7 @@ import sys
 
 PYTHON_PAGE = "sbx-oci-python.8.md"
 MAIN_PAGE = "sbx-oci.8.md"
-PYTHON_COMMANDS = {"python", "bundle", "check"}
+PYTHON_COMMANDS = {"python", "bundle", "check", "serve"}
 GLOBAL = None  # the key of the global options, as opposed to a command's
 
 # an option spelling: -x or --long-name (not "-" or "--" alone, not the "-ARGS" of
