@@ -364,13 +364,11 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
 
   /* 8. With our own init as pid 1 (reaper.h), the program is its child; then become
    *    the configured process (process_become.h). */
+  /* No Landlock for an init that only holds: it runs nothing of the container's, and
+     the process that joins gets a domain of its own, which a domain (ABI 6 scoping)
+     could not signal, and the init passes signals on to it. */
   if (a->reaper_hold)
-    {
-      /* the same Landlock domain as the process that joins, which it signals */
-      if (landlock_apply (a->landlock, err) < 0)
-        return -1;
-      reaper_hold (p, a->as_root, a->pdeathsig, a->status_fd, &a->ctx->log);
-    }
+    reaper_hold (p, a->as_root, a->pdeathsig, a->status_fd, &a->ctx->log);
   if (a->with_reaper)
     {
       /* One Landlock domain for both: from ABI 6 a domain cannot signal outside itself,

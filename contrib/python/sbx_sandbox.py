@@ -375,8 +375,9 @@ def _build_command(code: str, *, workdir: str, sandbox_id: str, timeout: Optiona
 class _Connection:
     """One run through `sbx-oci serve` (the wire is sandbox_connect.h in sbx-oci).
 
-    What is sent is python's own command line (without the runtime and its --root),
-    with /dev/null as stdin, two pipes as stdout and stderr and the workdir as the cwd;
+    What is sent is python's own command line (without the runtime and its --root)
+    and this process's environment (as the runtime would inherit it), with /dev/null
+    as stdin, two pipes as stdout and stderr and the workdir as the cwd;
     the server's worker runs it as `sbx-oci python` would here, writing the result
     JSON (--result -) into the stdout pipe, and ends with the exit status on the
     socket. Closing the socket before then ends the run (the server kills it and
@@ -384,7 +385,9 @@ class _Connection:
     """
 
     def __init__(self, path: str, args: List[str], cwd: str) -> None:
-        payload = b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args)
+        env = [k + b"=" + v for k, v in os.environb.items()]
+        payload = b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args) + \
+            b"".join(e + b"\0" for e in env)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         fds: List[int] = []
         try:
@@ -396,7 +399,7 @@ class _Connection:
             fds.append(null)
             cwd_fd = os.open(cwd, os.O_PATH | os.O_DIRECTORY)
             fds.append(cwd_fd)
-            head = b"SBX1" + struct.pack("=II", len(args), len(payload))
+            head = b"SBX1" + struct.pack("=III", len(args), len(env), len(payload))
             socket.send_fds(self.sock, [head], [null, out_w, err_w, cwd_fd])
             self.sock.sendall(payload)
         except BaseException:

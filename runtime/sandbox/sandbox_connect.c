@@ -50,7 +50,7 @@ read_full (int fd, void *buf, size_t len, int timeout_ms)
 int
 connect_request_read (int sock, struct connect_request *r, struct sbx_error *err)
 {
-  uint32_t head[3];
+  uint32_t head[4];
   char cbuf[CMSG_SPACE (4 * sizeof (int))];
   struct iovec iov = { .iov_base = head, .iov_len = sizeof head };
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
@@ -71,18 +71,27 @@ connect_request_read (int sock, struct connect_request *r, struct sbx_error *err
       }
   if (n != (ssize_t) sizeof head || memcmp (head, "SBX1", 4) != 0 || nfds != 4 || (mh.msg_flags & MSG_CTRUNC))
     return sbx_error_set (err, EPROTO, "not a request of this version of sbx-oci");
-  if (head[2] > CONNECT_MAX_ARGV || head[1] > head[2])
-    return sbx_error_set (err, E2BIG, "a command line of %u bytes", head[2]);
-  r->buf = xmalloc0 ((size_t) head[2] + 1);
-  if (read_full (sock, r->buf, head[2], 10000) < 0)
+  if (head[3] > CONNECT_MAX_ARGV || (uint64_t) head[1] + head[2] > head[3])
+    return sbx_error_set (err, E2BIG, "a command line and environment of %u bytes", head[3]);
+  r->buf = xmalloc0 ((size_t) head[3] + 1);
+  if (read_full (sock, r->buf, head[3], 10000) < 0)
     return sbx_error_set (err, EPROTO, "the command line was cut short");
   r->argv = xmalloc0 (((size_t) head[1] + 1) * sizeof *r->argv);
-  for (size_t off = 0; off < head[2] && r->argc < head[1]; r->argc++)
-    {
-      r->argv[r->argc] = r->buf + off;
-      off += strlen (r->buf + off) + 1;
-    }
-  if (r->argc != head[1] || (head[2] && r->buf[head[2] - 1] != '\0'))
+  r->env = xmalloc0 (((size_t) head[2] + 1) * sizeof *r->env);
+  {
+    size_t off = 0;
+    for (; off < head[3] && r->argc < head[1]; r->argc++)
+      {
+        r->argv[r->argc] = r->buf + off;
+        off += strlen (r->buf + off) + 1;
+      }
+    for (; off < head[3] && r->envc < head[2]; r->envc++)
+      {
+        r->env[r->envc] = r->buf + off;
+        off += strlen (r->buf + off) + 1;
+      }
+  }
+  if (r->argc != head[1] || r->envc != head[2] || (head[3] && r->buf[head[3] - 1] != '\0'))
     return sbx_error_set (err, EPROTO, "a malformed command line");
   return 0;
 }
@@ -94,6 +103,7 @@ connect_request_free (struct connect_request *r)
     if (r->fds[i] >= 0)
       close (r->fds[i]);
   free (r->argv);
+  free (r->env);
   free (r->buf);
 }
 
@@ -141,11 +151,13 @@ connect_to (const char *path, struct sbx_error *err)
   return fd;
 }
 
+extern char **environ;
+
 static int
 send_request (int sock, int argc, char **argv, struct sbx_error *err)
 {
-  uint32_t head[3];
-  size_t len = 0, off = 0;
+  uint32_t head[4];
+  size_t len = 0, off = 0, envc = 0;
   _cleanup_free_ char *buf = NULL;
   _cleanup_close_ int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   int fds[4] = { 0, 1, 2, cwd };
@@ -157,6 +169,8 @@ send_request (int sock, int argc, char **argv, struct sbx_error *err)
     return sbx_error_set (err, errno, "--connect: open the current directory");
   for (int i = 0; i < argc; i++)
     len += strlen (argv[i]) + 1;
+  for (char **e = environ; e && *e; e++, envc++)
+    len += strlen (*e) + 1;
   if (len > CONNECT_MAX_ARGV)
     return sbx_error_set (err, E2BIG, "--connect: the command line is longer than %u bytes", CONNECT_MAX_ARGV);
   buf = xmalloc0 (len + 1);
@@ -165,9 +179,15 @@ send_request (int sock, int argc, char **argv, struct sbx_error *err)
       memcpy (buf + off, argv[i], strlen (argv[i]) + 1);
       off += strlen (argv[i]) + 1;
     }
+  for (char **e = environ; e && *e; e++)
+    {
+      memcpy (buf + off, *e, strlen (*e) + 1);
+      off += strlen (*e) + 1;
+    }
   memcpy (head, "SBX1", 4);
   head[1] = (uint32_t) argc;
-  head[2] = (uint32_t) len;
+  head[2] = (uint32_t) envc;
+  head[3] = (uint32_t) len;
   memset (cbuf, 0, sizeof cbuf);
   cm = CMSG_FIRSTHDR (&mh);
   cm->cmsg_level = SOL_SOCKET;
@@ -217,14 +237,25 @@ sandbox_connect_run (struct sbx_ctx *ctx, int argc, char **argv, struct sbx_erro
       return cli_usage_error (err, "--connect: needs the server's SOCKET");
     }
   sock = connect_to (path, err);
-  if (sock < 0 || send_request (sock, n, rest, err) < 0)
+  if (sock < 0)
     {
-      if (!err->exit_hint)
-        err->exit_hint = SBX_EXIT_SETUP;
+      err->exit_hint = SBX_EXIT_SETUP;
       goto out;
     }
+  if (send_request (sock, n, rest, err) < 0)
+    {
+      /* a server that refuses (busy, another user's) says why and hangs up before
+         reading: its reply is the better message */
+      if (read_full (sock, head, sizeof head, 1000) == 0 && memcmp (head, "SBXE", 4) == 0)
+        sbx_error_clear (err);
+      else
+        {
+          err->exit_hint = SBX_EXIT_SETUP;
+          goto out;
+        }
+    }
   /* the run's output goes straight to our stdout and stderr; here only the end */
-  if (read_full (sock, head, sizeof head, -1) < 0)
+  else if (read_full (sock, head, sizeof head, -1) < 0)
     {
       sbx_error_set (err, 0, "--connect %s: the server ended the run without a status", path);
       err->exit_hint = SBX_EXIT_SETUP;

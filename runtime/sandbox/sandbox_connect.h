@@ -1,9 +1,11 @@
 /* `sbx-oci python --connect` and `sbx-oci serve` (sandbox_connect.c): one request
  * on a unix stream socket, one reply.
  *
- *   request: "SBX1", argc and the argv's length (u32 each), with the client's stdin,
- *            stdout, stderr and an O_PATH fd of its cwd (SCM_RIGHTS); then argv, each
- *            string NUL-terminated: python's command line without --connect
+ *   request: "SBX1", argc, envc and their strings' length (u32 each), with the
+ *            client's stdin, stdout, stderr and an O_PATH fd of its cwd (SCM_RIGHTS);
+ *            then argv and the environment, each string NUL-terminated: python's
+ *            command line without --connect, and what a one-shot run would have
+ *            inherited (its allow-listed variables reach the sandbox)
  *   reply:   "SBXX" and the exit status (i32), or "SBXE", a length (u32) and a
  *            message (the server refused the run: busy, not this user's)
  * A client that hangs up before the reply ends its run. */
@@ -20,8 +22,10 @@
 struct connect_request
 {
   int fds[4]; /* stdin, stdout, stderr, cwd */
-  char **argv;
+  char **argv; /* NULL-terminated */
   size_t argc;
+  char **env; /* NULL-terminated */
+  size_t envc;
   char *buf;
 };
 

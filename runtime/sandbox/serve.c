@@ -309,6 +309,8 @@ worker_main (struct serve *s, int client)
     }
   for (int i = 0; i < 4; i++)
     close (req.fds[i]);
+  /* the client's environment, as a one-shot run would have inherited it */
+  environ = req.env;
   argv = xmalloc0 ((1 + s->n_defaults + req.argc + 1) * sizeof *argv);
   argv[argc++] = "python";
   for (size_t i = 0; i < s->n_defaults; i++)
@@ -514,9 +516,15 @@ shut_down (struct serve *s)
   while (s->n_workers > 0 && monotonic_ns () < give_up)
     {
       int st;
-      pid_t pid = waitpid (-1, &st, 0);
+      pid_t pid = waitpid (-1, &st, WNOHANG);
       if (pid < 0)
         break;
+      if (pid == 0)
+        {
+          struct timespec tick = { .tv_nsec = 20 * 1000000 };
+          nanosleep (&tick, NULL);
+          continue;
+        }
       for (unsigned i = 0; i < s->n_workers; i++)
         if (s->workers[i] == pid)
           s->workers[i] = s->workers[--s->n_workers];

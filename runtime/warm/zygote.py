@@ -89,6 +89,10 @@ def run_program():
     os.environb.clear()
     os.environb.update(env)
     reopen_stdio()
+    # what the interpreter's fork hooks do not reseed: numpy's legacy global generator
+    # was seeded once, at the preload; a process of its own would have seeded it now
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     rest = args[1:]
