@@ -15,6 +15,11 @@ setup() {
 	setup_state
 	SERVE_PID=
 	BG_PIDS=()
+	IPC_ID=
+	# The sandbox user's host uid: one of this test's own (--host-id), so that "no
+	# process of that uid is left" is about this test's runs only, whatever else on
+	# the host runs sandboxes with the default (101000) meanwhile.
+	HOST_ID=$((300000 + (RANDOM % 30000) * 2))
 }
 
 teardown() {
@@ -25,8 +30,14 @@ teardown() {
 		wait "$pid" 2>/dev/null || true
 	done
 	serve_stop || rc=1
+	[ -z "$IPC_ID" ] || ipcrm -m "$IPC_ID" 2>/dev/null || true
 	helpers_teardown || rc=1
 	return $rc
+}
+
+# sstart [OPTIONS]: serve_start with this test's --host-id.
+sstart() {
+	serve_start --host-id "$HOST_ID" "$@"
 }
 
 # cpy [OPTIONS] (-c CODE | ...) [ARGS]: one run through the test's server, with a
@@ -42,13 +53,32 @@ cpy() {
 # bg_cpy NAME [OPTIONS] (-c CODE | ...): a run through the server in the background,
 # its output in $BATS_TEST_TMPDIR/NAME.{out,err}, its pid in $BG_PID (and BG_PIDS,
 # which teardown kills).
+# (No `timeout` around it: the tests kill the client itself.)
 bg_cpy() {
 	local name=$1
 	shift
-	timeout -k 5 60 "$SBX_OCI" python --connect "$SERVE_SOCKET" --id "$(new_id)" "$@" \
+	"$SBX_OCI" python --connect "$SERVE_SOCKET" --id "$(new_id)" "$@" \
 		</dev/null >"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err" 3>&- &
 	BG_PID=$!
 	BG_PIDS+=("$BG_PID")
+}
+
+# wait_bg PID [SECONDS]: PID's exit status in $bg_status, once it ended (20 s at
+# most: then it is killed and the test fails).
+wait_bg() {
+	local i
+	for i in $(seq $((${2:-20} * 20))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1"
+		wait "$1" 2>/dev/null || true
+		echo "$1 did not end within ${2:-20} s" >&2
+		return 1
+	fi
+	bg_status=0
+	wait "$1" || bg_status=$?
 }
 
 # wait_for_file PATH [SECONDS]: until PATH exists (10 s at most).
@@ -83,7 +113,16 @@ no_containers() {
 	echo "containers left: $left" >&2
 	return 1
 }
-no_sandbox_processes() { expect_no_processes_of "$HOST_ID"; }
+# No process of the sandbox user's host uid is left (short lines: the warm
+# interpreter's command line is long).
+no_sandbox_processes() {
+	local left
+	left=$(ps -o pid=,ppid=,stat=,args= -u "$HOST_ID" | cut -c1-120 || true)
+	[ -z "$left" ] && return 0
+	echo "processes of uid $HOST_ID left:" >&2
+	echo "$left" >&2
+	return 1
+}
 
 # The pids of PID's descendants (children first).
 descendants() {
@@ -107,13 +146,46 @@ none_alive() {
 	return 1
 }
 
+# bad_serve ARGS...: `sbx-oci serve ARGS` that must end by itself (a server that
+# starts instead is stopped after 5 s: status 124); $status $stdout $stderr.
+bad_serve() {
+	local out=$BATS_TEST_TMPDIR/bad.out err=$BATS_TEST_TMPDIR/bad.err
+	set +e
+	timeout -k 2 5 "$SBX_OCI" --root "$SBX_ROOT" serve "$@" </dev/null >"$out" 2>"$err"
+	status=$?
+	set -e
+	stdout=$(cat "$out")
+	stderr=$(cat "$err")
+}
+
 # ms since the epoch
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# start_long_run [SECONDS]: a run through the server that writes /work/started (in
+# the --workdir $BATS_TEST_TMPDIR/w1 it is given), sleeps SECONDS (default 60) and
+# prints "finished"; its output in $BATS_TEST_TMPDIR/long.{out,err}. Sets BG_PID;
+# returns once the program runs, with a process of the sandbox user on the host.
+start_long_run() {
+	local w=$BATS_TEST_TMPDIR/w1
+	mkdir -p "$w"
+	bg_cpy long --workdir "$w" -c 'import sys, time; open("/work/started", "w").close(); time.sleep(float(sys.argv[1])); print("finished")' "${1:-60}"
+	wait_for_file "$w/started"
+	[ -n "$(ps -o pid= -u "$HOST_ID")" ] || { echo "no process of uid $HOST_ID while the run runs" >&2; return 1; }
+	[ -n "$(containers)" ]
+}
+
+# The warm interpreter: the server's child whose command line names the zygote.
+zygote_pid() {
+	local p
+	for p in $(ps -o pid= --ppid "$SERVE_PID"); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q sbx-oci-zygote && echo "$p"
+	done
+}
 
 # ---------------------------------------------------------------- runs
 
 @test "serve: the socket is 0600 and root's; a run's output, exit status, exception and signal pass through" {
-	serve_start
+	sstart
 	[ "$(stat -c '%a %u %F' "$SERVE_SOCKET")" = "600 0 socket" ]
 	has "$(cat "$SERVE_LOG")" "listening on $SERVE_SOCKET"
 	cpy -c 'import os, sys; print("hello", os.getpid(), os.getppid()); print("warn", file=sys.stderr)'
@@ -121,7 +193,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	expect_stdout "hello 2 0"
 	[ "$stderr" = warn ]
 	result_is --arg id "$PY_ID" '.id == $id and .error == null and .exit_code == 0 and .signal == null'
-	result_is '.stdout_bytes == 12 and .stderr_bytes == 5 and .timed_out == false and .oom_killed == false'
+	result_is '.stdout_bytes == 10 and .stderr_bytes == 5 and .timed_out == false and .oom_killed == false'
 	cpy -c 'import sys; sys.exit(3)'
 	expect_status 3
 	result_is '.exit_code == 3 and .signal == null and .error == null'
@@ -143,7 +215,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 }
 
 @test "serve: a script with its arguments (absolute and relative to the client's cwd), -m json.tool, and - (stdin)" {
-	serve_start
+	sstart
 	local d=$BATS_TEST_TMPDIR/scripts
 	mkdir "$d"
 	echo 'import sys; print("script", sys.argv[1:])' >"$d/s.py"
@@ -159,14 +231,14 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	cpy -m json.tool --sort-keys --compact
 	expect_status 0
 	expect_stdout '{"a":2,"b":1}'
-	echo 'import sys; print("stdin", sys.argv, sys.stdin.read())' >"$PY_STDIN"
+	echo 'import sys; print("stdin", sys.argv, repr(sys.stdin.read()))' >"$PY_STDIN"
 	cpy - x y
 	expect_status 0
-	expect_stdout "stdin ['-', 'x', 'y'] "
+	expect_stdout "stdin ['-', 'x', 'y'] ''"
 }
 
 @test "serve: --result FILE and --workdir DIR relative to the client's cwd; the result has exit_code, limits and files" {
-	serve_start
+	sstart
 	local d=$BATS_TEST_TMPDIR/client
 	mkdir -p "$d/w"
 	echo old >"$d/w/modify.txt"
@@ -179,7 +251,7 @@ open("/work/modify.txt", "a").write("more\n")
 print(os.getcwd(), sorted(os.listdir(".")))'
 	expect_status 0
 	expect_stdout "/work ['modify.txt', 'new.txt']"
-	# written by the client's side (where one-shot would have), not the server's cwd
+	# written on the client's side (where one-shot would have), not in the server's cwd
 	[ -f "$d/r.json" ]
 	RESULT=$d/r.json
 	[ "$(cat "$d/w/new.txt")" = "from the sandbox" ]
@@ -190,26 +262,40 @@ more" ]
 	result_is '[.files[] | select(.path == "new.txt" and .change == "created" and .type == "file" and .size == 16)] | length == 1'
 	result_is '[.files[] | select(.path == "modify.txt" and .change == "modified" and .size == 9)] | length == 1'
 	result_is '(.files | length) == 2'
-	# --result - : the JSON on stdout, with the output in it
+	# --result -: the JSON on stdout, with the output in it
 	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --id "$(new_id)" --result - -c 'print("in json")'
 	expect_status 0
 	jq -e '.exit_code == 0 and .stdout == "in json\n"' <<<"$stdout"
 }
 
+@test "serve: the run's environment is one-shot's from the client's: allow-listed variables are the client's, secrets of neither side pass" {
+	TZ=Asia/Tokyo SBX_SERVER_SECRET=server-secret-1 sstart
+	TZ=Europe/Paris SBX_CLIENT_SECRET=client-secret-2 cpy --env FOO=bar -c '
+import os
+print(os.environ.get("TZ"), os.environ.get("FOO"), os.environ.get("HOME"))
+print(sorted(k for k in os.environ if "SECRET" in k))'
+	expect_status 0
+	expect_stdout "Europe/Paris bar /work
+[]"
+	refute grep -q secret "$RESULT"
+	# a client without TZ gets none, not the server's
+	env -u TZ "$SBX_OCI" python --connect "$SERVE_SOCKET" -c 'import os; print(os.environ.get("TZ"))' \
+		</dev/null >"$BATS_TEST_TMPDIR/tz.out" 2>&1
+	[ "$(cat "$BATS_TEST_TMPDIR/tz.out")" = None ]
+}
+
 # ---------------------------------------------------------------- the sandbox
 
 # What a program can see of its sandbox, printed the same whichever way it ran.
-# argv: the host's pid, net, ipc, uts, mnt and cgroup namespace links.
 SANDBOX_PROBE='
-import errno, os, resource, socket, sys
+import errno, os, resource, socket
 st = dict(l.split(":", 1) for l in open("/proc/self/status"))
 for k in ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp", "Seccomp_filters"):
     print(k, " ".join(st.get(k, "(none)").split()))
 print("hostname", socket.gethostname())
 print("pid", os.getpid(), "procs", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
-for ns, host in zip(("pid", "net", "ipc", "uts", "mnt", "cgroup"), sys.argv[1:]):
-    print(ns, "own" if os.readlink("/proc/self/ns/" + ns) != host else "HOST")
-print("ifaces", sorted(n for _, n in socket.if_nameindex()))
+print("ifaces", sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").readlines()[2:]))
+print("sysv shm segments", len(open("/proc/sysvipc/shm").readlines()) - 1)
 for r in ("RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CPU", "RLIMIT_CORE"):
     print(r, resource.getrlimit(getattr(resource, r)))
 print(open("/proc/meminfo").readline().strip())
@@ -233,18 +319,19 @@ try:
     os.setuid(0)
     print("setuid 0 worked")
 except OSError as e:
-    print("setuid", errno.errorcode[e.errno])
+    print("setuid", errno.errorcode[e.errno], os.getuid())
 '
 
 @test "serve: the run's sandbox is one-shot's (credentials, capabilities, seccomp, namespaces, network, limits, read-only system)" {
-	serve_start
-	local ns host=()
-	for ns in pid net ipc uts mnt cgroup; do host+=("$(readlink "/proc/self/ns/$ns")"); done
-	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --id "$(new_id)" --result "$BATS_TEST_TMPDIR/oneshot.json" \
-		-c "$SANDBOX_PROBE" "${host[@]}"
+	sstart
+	# a SysV segment on the host, which a sandbox's own IPC namespace does not show
+	IPC_ID=$(ipcmk -M 4096 | awk '{ print $NF }')
+	[ "$(($(wc -l </proc/sysvipc/shm) - 1))" -ge 1 ]
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" python --id "$(new_id)" --host-id "$HOST_ID" \
+		--result "$BATS_TEST_TMPDIR/oneshot.json" -c "$SANDBOX_PROBE"
 	expect_status 0
-	local oneshot=$stdout
-	cpy -c "$SANDBOX_PROBE" "${host[@]}"
+	local oneshot=$stdout f
+	cpy -c "$SANDBOX_PROBE"
 	expect_status 0
 	if [ "$stdout" != "$oneshot" ]; then
 		echo "one-shot and --connect differ:" >&2
@@ -252,25 +339,24 @@ except OSError as e:
 		return 1
 	fi
 	# what the probe printed is a sandbox (not merely the same thing twice)
-	grep -qx 'Uid 101000 101000 101000 101000\|Uid 1000 1000 1000 1000' <<<"$stdout" || { echo "$stdout" >&2; return 1; }
+	grep -qx 'Uid 1000 1000 1000 1000' <<<"$stdout" || { echo "$stdout" >&2; return 1; }
 	grep -qx 'CapEff 0000000000000000' <<<"$stdout"
 	grep -qx 'CapBnd 0000000000000000' <<<"$stdout"
 	grep -qx 'NoNewPrivs 1' <<<"$stdout"
 	grep -qx 'Seccomp 2' <<<"$stdout"
 	grep -qx 'hostname sandbox' <<<"$stdout"
 	grep -qx 'pid 2 procs \[1, 2\]' <<<"$stdout"
-	for ns in pid net ipc uts mnt; do grep -qx "$ns own" <<<"$stdout"; done
 	grep -qx "ifaces \['lo'\]" <<<"$stdout"
+	grep -qx 'sysv shm segments 0' <<<"$stdout"
 	grep -Eqx '/etc/sbx-serve-escape (EROFS|EACCES)' <<<"$stdout"
 	grep -Eqx '/usr/sbx-serve-escape (EROFS|EACCES)' <<<"$stdout"
 	grep -Eqx '/proc/sys/kernel/hostname (EROFS|EACCES)' <<<"$stdout"
 	grep -qx '/work/w written' <<<"$stdout"
 	grep -qx '/tmp/t written' <<<"$stdout"
 	grep -Eqx 'outside (ENETUNREACH|EPERM)' <<<"$stdout"
-	grep -qx 'setuid EPERM' <<<"$stdout"
+	grep -Eqx 'setuid (EPERM|EINVAL) 1000' <<<"$stdout"
 	[ ! -e /etc/sbx-serve-escape ] && [ ! -e /usr/sbx-serve-escape ]
-	# the result says the same of both
-	local f
+	# the results say the same of both
 	for f in network limits degraded landlock_abi cpu_scope peak_memory_scope; do
 		[ "$(jq -c ".$f" "$BATS_TEST_TMPDIR/oneshot.json")" = "$(jq -c ".$f" "$RESULT")" ] ||
 			{ echo "result .$f: one-shot $(jq -c ".$f" "$BATS_TEST_TMPDIR/oneshot.json"), --connect $(jq -c ".$f" "$RESULT")" >&2; return 1; }
@@ -282,7 +368,7 @@ except OSError as e:
 # ---------------------------------------------------------------- limits
 
 @test "serve: per-run limits: --timeout kills (137, timed_out), --memory OOM-kills (137, oom_killed), --max-output truncates" {
-	serve_start
+	sstart
 	cpy --timeout 1 -c 'while True: pass'
 	expect_status 137
 	result_is '.exit_code == 137 and .signal == "SIGKILL" and .timed_out == true and .limits.timeout_s == 1'
@@ -299,13 +385,13 @@ except OSError as e:
 	cpy -c 'b = bytearray(128 * 1024 * 1024); print(len(b))'
 	expect_status 0
 	expect_stdout 134217728
-	result_is '.limits.memory_bytes == 2147483648 and .limits.timeout_s == 300'
+	result_is '.limits.memory_bytes == 2147483648 and .limits.timeout_s == 300 and .timed_out == false'
 	no_sandbox_processes
 }
 
 @test "serve: the server's options are every run's defaults (--timeout 2, --memory 128M); a client's own override them" {
 	local t0 t1
-	serve_start --timeout 2 --memory 128M
+	sstart --timeout 2 --memory 128M
 	t0=$(now_ms)
 	cpy -c 'while True: pass'
 	t1=$(now_ms)
@@ -317,7 +403,7 @@ except OSError as e:
 	expect_stdout 1048576
 	result_is '.limits.memory_bytes == 1073741824 and .limits.timeout_s == 2'
 	serve_stop
-	serve_start --timeout 30
+	sstart --timeout 30
 	t0=$(now_ms)
 	cpy --timeout 1 -c 'while True: pass'
 	t1=$(now_ms)
@@ -328,8 +414,8 @@ except OSError as e:
 
 # ---------------------------------------------------------------- preload and isolation
 
-@test "serve: --preload: the module is in sys.modules when the program starts; others are imported as usual" {
-	serve_start --preload decimal,json
+@test "serve: --preload: the modules are in sys.modules when the program starts; others are imported as usual" {
+	sstart --preload decimal,json
 	cpy -c '
 import sys
 print("decimal" in sys.modules, "json" in sys.modules, "csv" in sys.modules)
@@ -341,16 +427,21 @@ csv 3.305"
 	has "$(cat "$SERVE_LOG")" "decimal,json"
 	# without --preload, it is not there
 	serve_stop
-	serve_start
+	sstart
 	cpy -c 'import sys; print("decimal" in sys.modules)'
 	expect_status 0
 	expect_stdout False
+	# a module that does not import: the server does not start
+	bad_serve --socket "$BATS_TEST_TMPDIR/bad.sock" --preload sbx_no_such_module
+	[ "$status" -ne 0 ]
+	has "$stderr" sbx_no_such_module
+	[ ! -e "$BATS_TEST_TMPDIR/bad.sock" ]
 }
 
-@test "serve: nothing of one run is seen by the next: files, environment, module state, processes" {
-	serve_start --preload decimal
+@test "serve: nothing of one run is seen by the next: files, environment, module state, random state, processes" {
+	sstart --preload decimal,random
 	cpy -c '
-import decimal, os, subprocess, sys
+import decimal, os, random, subprocess, sys
 open("/tmp/x", "w").write("run 1")
 open("/work/x", "w").write("run 1")
 open("/dev/shm/x", "w").write("run 1")
@@ -359,6 +450,7 @@ decimal.LEAKED = 1
 decimal.getcontext().prec = 5
 sys.modules["leak_mod"] = sys
 sys.path.insert(0, "/leak")
+random.seed(1)
 p = subprocess.Popen(["sleep", "300"], start_new_session=True,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 if os.fork() == 0:
@@ -366,18 +458,26 @@ if os.fork() == 0:
     import time
     time.sleep(300)
     os._exit(0)
-print("run 1 done", p.poll() is None)'
+print("run 1 done", p.poll() is None, random.random())'
 	expect_status 0
-	expect_stdout "run 1 done True"
+	[[ "$stdout" == "run 1 done True 0.134364244112"* ]] || { echo "$stdout" >&2; return 1; }
 	cpy -c '
-import decimal, os, sys
+import decimal, os, random, sys
 print([p for p in ("/tmp/x", "/work/x", "/dev/shm/x") if os.path.exists(p)])
 print("LEAK" in os.environ, hasattr(decimal, "LEAKED"), decimal.getcontext().prec, "leak_mod" in sys.modules, "/leak" in sys.path)
-print(sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))'
+print(sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
+print(random.random())'
 	expect_status 0
-	expect_stdout "[]
+	[ "$(sed -n 1,3p <<<"$stdout")" = "[]
 False False 28 False False
-[1, 2]"
+[1, 2]" ] || { echo "$stdout" >&2; return 1; }
+	local r2
+	r2=$(sed -n 4p <<<"$stdout")
+	# random's state is not run 1's (seeded with 1), nor the same in every run
+	[[ "$r2" != 0.134364244112* ]]
+	cpy -c 'import random; print(random.random())'
+	expect_status 0
+	[ "$stdout" != "$r2" ]
 	no_sandbox_processes
 	no_containers
 }
@@ -385,11 +485,11 @@ False False 28 False False
 # ---------------------------------------------------------------- refusals
 
 @test "serve: --rootfs, --no-subprocess and another --python are refused through --connect: 125, one line, a result with error" {
-	serve_start
+	sstart
 	local arg
 	for arg in "--rootfs /" "--no-subprocess" "--python /usr/bin/python3.11-other"; do
 		# shellcheck disable=SC2086
-		cpy $arg -c 'open("/work/ran", "w"); print("ran")'
+		cpy $arg -c 'print("ran")'
 		expect_status 125
 		assert_one_line_error "${arg%% *}"
 		[ -z "$stdout" ]
@@ -400,24 +500,46 @@ False False 28 False False
 	cpy --python /usr/bin/python3 -c 'print("ran")'
 	expect_status 0
 	expect_stdout ran
+	# and a usage error is one-shot's: exit 2
+	cpy --network bogus -c 'print("ran")'
+	expect_status 2
+	assert_one_line_error "--network"
 }
 
-@test "serve: another uid cannot run anything: the client exits 125 with one line" {
-	serve_start
+@test "serve: a client the server cannot take (unreachable, busy) still writes its --result, with error set" {
+	skip "BUG: through --connect, when the server cannot be reached or refuses the connection (busy, another uid), the client exits 125 but writes no --result at all (no FILE; nothing on stdout with --result -), though --result promises a result with error set whenever the sandbox could not be set up"
+	sstart --max-runs 1 --queue 0
+	local r=$BATS_TEST_TMPDIR/refused.json
+	py_exec "$SBX_OCI" python --connect "$BATS_TEST_TMPDIR/nobody.sock" --result "$r" -c 'print("ran")'
+	expect_status 125
+	jq -e '(.error | type == "string" and length > 0) and .exit_code == null' "$r"
+	start_long_run 3
+	rm -f "$r"
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --result "$r" -c 'print("ran")'
+	expect_status 125
+	jq -e '(.error | test("busy")) and .exit_code == null' "$r"
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --result - -c 'print("ran")'
+	expect_status 125
+	jq -e '(.error | test("busy")) and .exit_code == null' <<<"$stdout"
+	wait_bg "$BG_PID"
+}
+
+@test "serve: another uid cannot run anything: the client exits 125 with one line, also when the socket's mode would let it in" {
+	sstart
 	id -u "$RL_USER" >/dev/null 2>&1 || useradd -M -s /bin/sh "$RL_USER" 2>/dev/null || id -u "$RL_USER" >/dev/null
-	local sbx=$SBX_OCI marker=$BATS_TEST_TMPDIR/ran-as-other
+	local sbx=$SBX_OCI d
 	if ! runuser -u "$RL_USER" -- test -x "$sbx"; then
 		sbx=$BATS_TEST_TMPDIR/sbx-oci-copy
 		cp "$SBX_OCI" "$sbx"
 		chmod 755 "$sbx"
 	fi
-	# as made: 0600 and root's (connect fails, or the server refuses)
+	# as made: 0600 and root's (connect() fails, or the server refuses)
 	py_exec runuser -u "$RL_USER" -- env -C / "$sbx" python --connect "$SERVE_SOCKET" -c 'print("ran")'
 	expect_status 125
 	assert_one_line_error "$SERVE_SOCKET"
 	[ -z "$stdout" ]
-	# even when the file's mode lets it connect, the server checks the peer's uid
-	local d=$SERVE_SOCKET
+	# when the file's mode lets it connect, the server checks the peer's uid
+	d=$SERVE_SOCKET
 	while d=$(dirname "$d") && [ "$d" != / ]; do chmod o+x "$d"; done
 	chmod 666 "$SERVE_SOCKET"
 	py_exec runuser -u "$RL_USER" -- env -C / "$sbx" python --connect "$SERVE_SOCKET" -c 'print("ran")'
@@ -432,32 +554,35 @@ False False 28 False False
 	expect_stdout ran
 }
 
-@test "serve: beyond --max-runs 1 and --queue 0 a connection is refused as busy; the running one completes" {
-	serve_start --max-runs 1 --queue 0
-	local w=$BATS_TEST_TMPDIR/w1
-	mkdir "$w"
-	bg_cpy first --workdir "$w" -c 'import time; open("/work/started", "w").close(); time.sleep(3); print("first done")'
-	wait_for_file "$w/started"
-	cpy -c 'open("/work/ran", "w"); print("second")'
+@test "serve: beyond --max-runs 1 and --queue 0 a connection is refused as busy (125); the running one completes" {
+	sstart --max-runs 1 --queue 0
+	start_long_run 3
+	cpy -c 'print("second")'
 	expect_status 125
 	assert_one_line_error busy
 	[ -z "$stdout" ]
-	local rc=0
-	wait "$BG_PID" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "first run: $rc $(cat "$BATS_TEST_TMPDIR/first.err")" >&2; return 1; }
-	[ "$(cat "$BATS_TEST_TMPDIR/first.out")" = "first done" ]
-	# the slot is free again
+	has "$(cat "$SERVE_LOG")" busy
+	# the first is not disturbed
+	wait_bg "$BG_PID"
+	[ "$bg_status" -eq 0 ] || { echo "the first run: $bg_status $(cat "$BATS_TEST_TMPDIR/long.err")" >&2; return 1; }
+	[ "$(cat "$BATS_TEST_TMPDIR/long.out")" = finished ]
+	# and the slot is free again
 	cpy -c 'print("third")'
 	expect_status 0
 	expect_stdout third
 }
 
-@test "serve: a connection within --queue waits for a run to end, then runs" {
-	serve_start --max-runs 1 --queue 1
-	local w=$BATS_TEST_TMPDIR/w1 t0 t1
-	mkdir "$w"
+@test "serve: a connection within --queue waits for a run to end, then runs; one that hangs up while waiting never runs" {
+	sstart --max-runs 1 --queue 2
+	local w=$BATS_TEST_TMPDIR/w2 wq=$BATS_TEST_TMPDIR/wq t0 t1
+	mkdir "$w" "$wq"
 	bg_cpy first --workdir "$w" -c 'import time; open("/work/started", "w").close(); time.sleep(2); print("first done")'
 	wait_for_file "$w/started"
+	# a client that waits, then goes away
+	bg_cpy gone --workdir "$wq" -c 'open("/work/ran", "w").close(); print("gone ran")'
+	sleep 0.3
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" || true
 	t0=$(now_ms)
 	cpy -c 'print("second")'
 	t1=$(now_ms)
@@ -465,19 +590,51 @@ False False 28 False False
 	expect_stdout second
 	# it waited for the first
 	[ $((t1 - t0)) -ge 1000 ] || { echo "the queued run took only $((t1 - t0)) ms" >&2; return 1; }
-	wait "$BG_PID"
+	wait_bg "${BG_PIDS[0]}"
+	[ "$bg_status" -eq 0 ]
 	[ "$(cat "$BATS_TEST_TMPDIR/first.out")" = "first done" ]
+	# the slot is free again
+	cpy -c 'print("third")'
+	expect_status 0
+	expect_stdout third
+	# the program of the client that went away did not run
+	[ ! -e "$wq/ran" ]
+	no_containers
+}
+
+@test "serve: 8 clients at once (--max-runs 2, the rest queued): each gets its own run, output, workdir and result" {
+	sstart --max-runs 2
+	local i w=$BATS_TEST_TMPDIR/par pids=()
+	for i in $(seq 8); do
+		mkdir -p "$w/$i"
+		"$SBX_OCI" python --connect "$SERVE_SOCKET" --id "$(new_id)-$i" --workdir "$w/$i" --result "$w/$i.json" -c '
+import os, sys
+n = int(sys.argv[1])
+open("/work/mine", "w").write("run %d" % n)
+print("run", n, n * n, sorted(os.listdir("/work")), sorted(os.listdir("/tmp")))
+open("/tmp/t%d" % n, "w").close()
+' "$i" </dev/null >"$w/$i.out" 2>"$w/$i.err" 3>&- &
+		pids+=($!)
+		BG_PIDS+=($!)
+	done
+	for i in $(seq 8); do
+		wait_bg "${pids[$((i - 1))]}" 30
+		[ "$bg_status" -eq 0 ] || { echo "run $i: $bg_status $(cat "$w/$i.err")" >&2; return 1; }
+	done
+	for i in $(seq 8); do
+		[ "$(cat "$w/$i.out")" = "run $i $((i * i)) ['mine'] []" ] || { echo "run $i: $(cat "$w/$i.out") $(cat "$w/$i.err")" >&2; return 1; }
+		[ "$(cat "$w/$i/mine")" = "run $i" ]
+		jq -e '.exit_code == 0 and .files == [{"path": "mine", "change": "created", "type": "file", "size": ('"${#i}"' + 4)}]' "$w/$i.json" >/dev/null
+	done
+	no_sandbox_processes
+	no_containers
 }
 
 # ---------------------------------------------------------------- ends
 
 @test "serve: a client killed mid-run ends its run: the program is killed and its container deleted" {
-	serve_start
-	local w=$BATS_TEST_TMPDIR/w1
-	mkdir "$w"
-	bg_cpy hung --workdir "$w" -c 'import time; open("/work/started", "w").close(); time.sleep(60)'
-	wait_for_file "$w/started"
-	[ -n "$(containers)" ]
+	sstart
+	start_long_run
 	kill -KILL "$BG_PID"
 	wait "$BG_PID" || true
 	until_ok 5 no_sandbox_processes
@@ -489,12 +646,15 @@ False False 28 False False
 	expect_stdout next
 }
 
-@test "serve: SIGTERM during a run: the run ends, its container is deleted, the socket removed, exit 0" {
-	serve_start
-	local w=$BATS_TEST_TMPDIR/w1 pid=$SERVE_PID rc=0 i kids
-	mkdir "$w"
-	bg_cpy long --workdir "$w" -c 'import time; open("/work/started", "w").close(); time.sleep(60)'
-	wait_for_file "$w/started"
+@test "serve: SIGTERM during a run: the run ends, its container is deleted, a waiting client is let go, the socket removed, exit 0" {
+	sstart --max-runs 1 --queue 4
+	local pid=$SERVE_PID rc=0 i kids queued
+	start_long_run
+	# a second client, which waits in the queue behind the run
+	bg_cpy queued -c 'print("queued ran")'
+	queued=$BG_PID
+	sleep 0.5
+	kill -0 "$queued"
 	kids=$(descendants "$pid")
 	kill -TERM "$pid"
 	for i in $(seq 100); do
@@ -507,103 +667,154 @@ False False 28 False False
 	[ "$rc" -eq 0 ] || { echo "serve exited $rc:" >&2; cat "$SERVE_LOG" >&2; return 1; }
 	has "$(cat "$SERVE_LOG")" "signal 15: "
 	[ ! -e "$SERVE_SOCKET" ]
-	rc=0
-	wait "$BG_PID" || rc=$?
-	[ "$rc" -ne 0 ] || { echo "the client of the ended run exited 0" >&2; return 1; }
+	wait_bg "${BG_PIDS[0]}" 5
+	[ "$bg_status" -ne 0 ] || { echo "the client of the ended run exited 0" >&2; return 1; }
+	[ ! -s "$BATS_TEST_TMPDIR/long.out" ]
+	wait_bg "$queued" 5
+	[ "$bg_status" -eq 125 ] || { echo "the waiting client exited $bg_status: $(cat "$BATS_TEST_TMPDIR/queued.err")" >&2; return 1; }
+	[ ! -s "$BATS_TEST_TMPDIR/queued.out" ]
 	until_ok 5 no_sandbox_processes
 	# shellcheck disable=SC2086
 	until_ok 5 none_alive $kids
 	no_containers
 }
 
-@test "serve: the warm interpreter killed: the server says so, starts another (with the preload), later runs work" {
-	serve_start --preload decimal
-	local z="" p new=""
-	for p in $(ps -o pid= --ppid "$SERVE_PID"); do
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q sbx-oci-zygote && z=$p
+@test "serve: SIGINT and SIGHUP stop an idle server as SIGTERM does: exit 0, the socket removed, the warm interpreter ended" {
+	local sig num pid z i rc
+	for sig in INT HUP; do
+		sstart
+		pid=$SERVE_PID z=$(zygote_pid) num=$(kill -l "$sig")
+		[ -n "$z" ]
+		kill -"$sig" "$pid"
+		for i in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		refute kill -0 "$pid" 2>/dev/null
+		SERVE_PID=
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 0 ] || { echo "SIG$sig: serve exited $rc" >&2; cat "$SERVE_LOG" >&2; return 1; }
+		has "$(cat "$SERVE_LOG")" "signal $num: "
+		[ ! -e "$SERVE_SOCKET" ]
+		until_ok 5 none_alive "$z"
 	done
-	[ -n "$z" ] || { echo "no warm interpreter under $SERVE_PID" >&2; ps -o pid=,args= --ppid "$SERVE_PID" >&2; return 1; }
+}
+
+@test "serve: the warm interpreter killed: the server says so, starts another (with the preload), later runs work" {
+	sstart --preload decimal
+	local z new
+	z=$(zygote_pid)
+	[ -n "$z" ] || { echo "no warm interpreter under $SERVE_PID" >&2; ps -o pid=,args= --ppid "$SERVE_PID" | cut -c1-120 >&2; return 1; }
 	kill -KILL "$z"
 	until_ok 5 grep -q "the warm interpreter ended" "$SERVE_LOG"
-	for _ in $(seq 50); do
+	for _ in $(seq 30); do
 		cpy -c 'import sys; print("decimal" in sys.modules)'
 		[ "$status" -eq 0 ] && break
 		sleep 0.1
 	done
 	expect_status 0
 	expect_stdout True
-	for p in $(ps -o pid= --ppid "$SERVE_PID"); do
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q sbx-oci-zygote && new=$p
-	done
+	new=$(zygote_pid)
 	[ -n "$new" ] && [ "$new" != "$z" ]
 	kill -0 "$SERVE_PID"
 	no_sandbox_processes
 }
 
-@test "serve: the server killed with SIGKILL mid-run: its processes and the sandbox go, delete --force cleans up, a new server replaces the socket" {
-	serve_start
-	local w=$BATS_TEST_TMPDIR/w1 pid=$SERVE_PID kids c rc=0
-	mkdir "$w"
-	bg_cpy long --workdir "$w" -c 'import time; open("/work/started", "w").close(); time.sleep(60)'
-	wait_for_file "$w/started"
+@test "serve: the server killed with SIGKILL mid-run: its processes and the sandbox go, what is left is deleted, a new server replaces the socket" {
+	sstart
+	local pid=$SERVE_PID kids c
+	start_long_run
 	kids=$(descendants "$pid")
-	[ "$(wc -w <<<"$kids")" -ge 3 ] || { echo "server's processes: $kids" >&2; return 1; }
+	[ "$(wc -w <<<"$kids")" -ge 3 ] || { echo "the server's processes: $kids" >&2; return 1; }
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || true
 	SERVE_PID=
 	# shellcheck disable=SC2086
 	until_ok 5 none_alive $kids
 	until_ok 5 no_sandbox_processes
-	wait "$BG_PID" || rc=$?
-	[ "$rc" -ne 0 ] || { echo "the client of the killed server exited 0" >&2; return 1; }
+	wait_bg "$BG_PID" 5
+	[ "$bg_status" -ne 0 ] || { echo "the client of the killed server exited 0" >&2; return 1; }
+	[ ! -s "$BATS_TEST_TMPDIR/long.out" ]
 	for c in $(containers); do
 		"$SBX_OCI" --root "$SBX_ROOT" delete --force "$c"
 	done
 	no_containers
 	# the socket the dead server left is replaced
 	[ -S "$SERVE_SOCKET" ]
-	serve_start
+	sstart
 	cpy -c 'print("new server")'
 	expect_status 0
 	expect_stdout "new server"
 }
 
+@test "serve: --recycle 2: a new warm interpreter every 2 runs, the old one ends" {
+	sstart --recycle 2
+	local z1 z2 i
+	z1=$(zygote_pid)
+	for i in 1 2 3; do
+		cpy -c 'print("run")'
+		expect_status 0
+		expect_stdout run
+	done
+	z2=$(zygote_pid)
+	[ -n "$z2" ] && [ "$z2" != "$z1" ] || { echo "warm interpreter $z1, then $z2" >&2; return 1; }
+	until_ok 5 none_alive "$z1"
+	[ "$(grep -c "new warm interpreter" "$SERVE_LOG")" -eq 1 ]
+}
+
 # ---------------------------------------------------------------- bad input
 
-@test "serve: bad command lines: no --socket, an unknown option or a program is exit 2; a path that is a file is kept" {
-	sbx_split serve
+@test "serve: bad command lines: no --socket, an unknown option, --rootfs or a program is exit 2; a path that is a file is kept" {
+	local sock=$BATS_TEST_TMPDIR/s.sock
+	bad_serve
 	expect_status 2
 	assert_one_line_error "--socket"
-	sbx_split serve --socket "$BATS_TEST_TMPDIR/s.sock" --bogus
+	bad_serve --socket "$sock" --bogus
 	expect_status 2
 	assert_one_line_error "--bogus"
-	sbx_split serve --socket "$BATS_TEST_TMPDIR/s.sock" -c 'print(1)'
+	bad_serve --socket "$sock" -c 'print(1)'
 	expect_status 2
 	assert_one_line_error "-c"
-	sbx_split serve --socket "$BATS_TEST_TMPDIR/s.sock" prog.py
+	bad_serve --socket "$sock" prog.py
 	expect_status 2
 	assert_one_line_error "prog.py"
-	sbx_split serve --socket "$BATS_TEST_TMPDIR/s.sock" --max-runs 0
+	bad_serve --socket "$sock" --max-runs 0
 	expect_status 2
 	assert_one_line_error "--max-runs"
-	[ ! -e "$BATS_TEST_TMPDIR/s.sock" ]
+	bad_serve --socket "$sock" --rootfs /
+	expect_status 2
+	assert_one_line_error "--rootfs"
+	[ ! -e "$sock" ]
 	# a regular file where the socket would go: an error naming it, the file intact
 	local f=$BATS_TEST_TMPDIR/not-a-socket
-	echo "precious" >"$f"
-	sbx_split serve --socket "$f"
-	[ "$status" -ne 0 ]
+	echo precious >"$f"
+	bad_serve --socket "$f"
+	expect_status 1
 	assert_one_line_error "$f"
 	[ -f "$f" ] && [ "$(cat "$f")" = precious ]
-	no_sandbox_processes
 }
 
 @test "serve: a second server on a socket in use is refused and the first keeps serving" {
-	serve_start
-	sbx_split serve --socket "$SERVE_SOCKET"
-	[ "$status" -ne 0 ]
-	has "$stderr" "$SERVE_SOCKET"
+	sstart
+	bad_serve --socket "$SERVE_SOCKET"
+	expect_status 1
+	assert_one_line_error "$SERVE_SOCKET"
 	[ -S "$SERVE_SOCKET" ]
 	cpy -c 'print("still")'
 	expect_status 0
 	expect_stdout still
+}
+
+@test "serve: a server option that is not valid (--max-output lots) is refused when the server starts, not by every run" {
+	skip "BUG: serve --max-output lots starts and listens (serve_opt never checks SV_MAX_OUTPUT); then every run, even one with its own valid --max-output, fails with exit 2: --max-output: 'lots' is not a size"
+	local sock=$BATS_TEST_TMPDIR/s.sock
+	bad_serve --socket "$sock" --max-output lots
+	expect_status 2
+	assert_one_line_error "--max-output"
+	[ ! -e "$sock" ]
+	# as the other options are
+	bad_serve --socket "$sock" --memory lots
+	expect_status 2
+	assert_one_line_error "--memory"
 }
