@@ -1026,12 +1026,52 @@ out:
   return ret;
 }
 
+/* --connect SOCKET among our options: the run goes to `sbx-oci serve`, with the rest
+   of the command line (sandbox_connect.c); everything else is the server's to check. */
+static int
+connect_if_asked (int argc, char **argv, struct sbx_error *err)
+{
+  int split = program_start (argc, argv), ret;
+  struct sandbox_connect c = { .argv = xmalloc0 ((size_t) argc * sizeof (char *)) };
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+      bool opt = i < split;
+      if (opt && strcmp (a, "--connect") == 0 && v)
+        {
+          c.socket = v;
+          i++;
+          continue;
+        }
+      if (opt && strncmp (a, "--connect=", 10) == 0)
+        {
+          c.socket = a + 10;
+          continue;
+        }
+      if (opt && v && strcmp (a, "--result") == 0)
+        c.result = v;
+      else if (opt && strncmp (a, "--result=", 9) == 0)
+        c.result = a + 9;
+      else if (opt && v && strcmp (a, "--id") == 0)
+        c.id = v;
+      else if (opt && strncmp (a, "--id=", 5) == 0)
+        c.id = a + 5;
+      c.argv[c.argc++] = argv[i];
+    }
+  if (!c.socket || !*c.socket)
+    ret = cli_usage_error (err, "--connect: needs the server's SOCKET");
+  else
+    ret = sandbox_connect_run (&c, err);
+  free (c.argv);
+  return ret;
+}
+
 static int
 run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
   for (int i = 1; i < program_start (argc, argv); i++)
     if (strcmp (argv[i], "--connect") == 0 || strncmp (argv[i], "--connect=", 10) == 0)
-      return sandbox_connect_run (ctx, argc, argv, err);
+      return connect_if_asked (argc, argv, err);
   return python_command (ctx, cmd, argc, argv, NULL, err);
 }
 

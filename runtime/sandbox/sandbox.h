@@ -218,7 +218,14 @@ struct sandbox_warm
 int sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, const struct sandbox_warm *warm,
                          struct sbx_error *err);
 /* `sbx-oci python --connect SOCKET ...`: the client (sandbox_connect.c). */
-int sandbox_connect_run (struct sbx_ctx *ctx, int argc, char **argv, struct sbx_error *err);
+struct sandbox_connect
+{
+  const char *socket;
+  char **argv; /* python's command line without `python` and --connect */
+  size_t argc;
+  const char *result, *id; /* --result, --id: for the result of a run refused */
+};
+int sandbox_connect_run (const struct sandbox_connect *c, struct sbx_error *err);
 
 /* sandbox_meminfo.c: DIR/meminfo-BYTES, what /proc/meminfo shows a sandbox limited to
  * BYTES, written on first use (malloc'd path). */

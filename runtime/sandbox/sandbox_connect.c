@@ -19,8 +19,10 @@
 
 #include "runtime/base/cli.h"
 #include "runtime/base/util.h"
+#include "runtime/fs.h"
 #include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/sandbox.h"
+#include "runtime/sandbox/sandbox_result.h"
 
 /* ------------------------------------------------------------ the server */
 
@@ -208,41 +210,47 @@ send_request (int sock, int argc, char **argv, struct sbx_error *err)
   return 0;
 }
 
-int
-sandbox_connect_run (struct sbx_ctx *ctx, int argc, char **argv, struct sbx_error *err)
+/* A run the server never took (unreachable, refused): the result a one-shot run
+   writes when its sandbox could not be set up, with error set and no exit code. */
+static void
+write_refused_result (const char *result, const char *id, const struct sbx_error *why)
 {
-  const char *path = NULL;
-  char **rest = xmalloc0 ((size_t) (argc + 1) * sizeof *rest);
+  _cleanup_free_ char *msg = sbx_error_string (why);
+  struct sandbox_result res = { .id = id ? id : "", .error = msg ? msg : "not run", .started = false };
+  size_t len = 0;
+  _cleanup_free_ char *json = sandbox_result_json (&res, &len);
+  if (!json)
+    return;
+  if (strcmp (result, "-") == 0)
+    {
+      fwrite (json, 1, len, stdout);
+      fputc ('\n', stdout);
+      fflush (stdout);
+    }
+  else
+    {
+      const char *slash = strrchr (result, '/');
+      _cleanup_free_ char *dir = slash ? strndup (result, (size_t) (slash - result)) : xstrdup (".");
+      _cleanup_close_ int dirfd = open (*dir ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      struct sbx_error e = { 0 };
+      if (dirfd < 0 || fs_write_atomic (dirfd, slash ? slash + 1 : result, json, len, 0644, &e) < 0)
+        sbx_error_clear (&e);
+    }
+}
+
+int
+sandbox_connect_run (const struct sandbox_connect *c, struct sbx_error *err)
+{
+  const char *path = c->socket;
   char head[8];
-  int n = 0, sock, status = -1;
-  bool options = true;
-  (void) ctx;
-  /* argv without --connect: the rest is the server's to check, as python would */
-  for (int i = 1; i < argc; i++)
-    {
-      const char *a = argv[i];
-      if (options && (strcmp (a, "-c") == 0 || strcmp (a, "-m") == 0 || strcmp (a, "-") == 0 || a[0] != '-'
-                      || strcmp (a, "--") == 0))
-        options = false;
-      if (options && strcmp (a, "--connect") == 0 && i + 1 < argc)
-        path = argv[++i];
-      else if (options && strncmp (a, "--connect=", 10) == 0)
-        path = a + 10;
-      else
-        rest[n++] = argv[i];
-    }
-  if (!path || !*path)
-    {
-      free (rest);
-      return cli_usage_error (err, "--connect: needs the server's SOCKET");
-    }
+  int sock, status = -1;
   sock = connect_to (path, err);
   if (sock < 0)
     {
       err->exit_hint = SBX_EXIT_SETUP;
       goto out;
     }
-  if (send_request (sock, n, rest, err) < 0)
+  if (send_request (sock, (int) c->argc, c->argv, err) < 0)
     {
       /* a server that refuses (busy, another user's) says why and hangs up before
          reading: its reply is the better message */
@@ -285,6 +293,7 @@ sandbox_connect_run (struct sbx_ctx *ctx, int argc, char **argv, struct sbx_erro
 out:
   if (sock >= 0)
     close (sock);
-  free (rest);
+  if (status < 0 && c->result)
+    write_refused_result (c->result, c->id, err);
   return status;
 }

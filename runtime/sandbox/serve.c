@@ -148,7 +148,17 @@ serve_opt (void *data, int key, const char *arg, struct sbx_error *err)
   /* one of python's: checked here, and passed on to every run as written */
   if (key == SO_ROOTFS)
     return cli_usage_error (err, "--rootfs: serve runs the host's interpreter over its system paths");
-  r = key == SV_MAX_OUTPUT ? 0 : sandbox_cli_opt (&s->p, key, arg, err);
+  if (key == SV_MAX_OUTPUT)
+    {
+      int64_t bytes;
+      if (cli_parse_bytes ("--max-output", arg, &bytes, err) < 0)
+        return -1;
+      if (bytes < 0)
+        return cli_usage_error (err, "--max-output: '%s' is not a size", arg);
+      r = 0;
+    }
+  else
+    r = sandbox_cli_opt (&s->p, key, arg, err);
   if (r < 0)
     return -1;
   for (const struct cli_opt *o = serve_opts; o->name; o++)
