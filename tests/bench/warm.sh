@@ -25,7 +25,6 @@ for _ in $(seq 600); do
 	kill -0 "$server" 2>/dev/null || { cat "$LOG" >&2 && exit 1; }
 	sleep 0.1
 done
-zygote=$(ps -o pid= --ppid "$server" | head -1 | tr -d ' ')
 CONNECT="$SBX_OCI python --connect $SOCK"
 
 hf warm -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
@@ -37,6 +36,10 @@ hf warm -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
 	-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop"
 
 count() {
+	# the warm interpreter of now: the server's one child when no run is going
+	# (--recycle replaces it every 1000 runs)
+	local zygote
+	zygote=$(ps -o pid= --ppid "$server" | head -1 | tr -d ' ')
 	echo "server_rss_kb $(awk '/^VmRSS/ { print $2 }' "/proc/$server/status")"
 	echo "server_fds $(ls "/proc/$server/fd" | wc -l)"
 	echo "interpreter_rss_kb $(awk '/^VmRSS/ { print $2 }' "/proc/$zygote/status" 2>/dev/null || echo gone)"
@@ -72,7 +75,8 @@ t1=$(date +%s.%N)
 printf 'clients\truns\tseconds\truns_per_s\tfailed\n%s\t%s\t%.2f\t%.1f\t%s\n' "$CLIENTS" $((per * CLIENTS)) \
 	"$(echo "$t1 - $t0" | bc -l)" "$(echo "$per * $CLIENTS / ($t1 - $t0)" | bc -l)" "$fail" >"$RESULTS/warm-throughput.tsv"
 cat "$RESULTS/warm-throughput.tsv"
-# growth in what the server holds, or anything of the runs left: a leak
+# growth in what the server holds, or anything of the runs left: a leak (RSS is
+# reported, not judged: a new warm interpreter's is its own)
 if awk -F'\t' 'NR > 1 && $1 !~ /rss/ && $3 > $2 { bad = 1 } END { exit !bad }' "$out"; then
 	echo "warm.sh: LEAK after $SOAK runs through one server (above)" >&2
 	exit 1
