@@ -720,6 +720,32 @@ open("/tmp/t%d" % n, "w").close()
 	no_sandbox_processes
 }
 
+@test "serve: a warm interpreter that cannot be started again: a client is refused at once (125, why), not left waiting" {
+	# the interpreter through a wrapper that works while $ok exists
+	local wrap=$BATS_TEST_TMPDIR/python3 ok=$BATS_TEST_TMPDIR/ok z
+	printf '#!/bin/sh\n[ -e %s ] || exit 3\nexec /usr/bin/python3 "$@"\n' "$ok" >"$wrap"
+	chmod +x "$wrap"
+	touch "$ok"
+	sstart --python "$wrap"
+	cpy -c 'print("before")'
+	expect_status 0
+	expect_stdout before
+	rm "$ok"
+	z=$(zygote_pid)
+	kill -KILL "$z"
+	until_ok 5 grep -q "the warm interpreter ended" "$SERVE_LOG"
+	SECONDS=0
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" -c 'print("after")'
+	expect_status 125
+	has "$stderr" "the warm interpreter could not be started"
+	[ "$SECONDS" -lt 10 ]
+	# and once it can, the next client is served again
+	touch "$ok"
+	cpy -c 'print("again")'
+	expect_status 0
+	expect_stdout again
+}
+
 @test "serve: the server killed with SIGKILL mid-run: its processes and the sandbox go, what is left is deleted, a new server replaces the socket" {
 	sstart
 	local pid=$SERVE_PID kids c

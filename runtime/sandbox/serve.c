@@ -409,6 +409,20 @@ on_connection (struct serve *s)
       refuse (s, client, why);
       return;
     }
+  /* its last restart failed: one more try, else the client hears why now rather
+     than waiting for an interpreter that may never come */
+  if (s->zygote_fd < 0)
+    {
+      struct sbx_error err = { 0 };
+      if (zygote_start (s, &err) < 0)
+        {
+          _cleanup_free_ char *msg = sbx_error_string (&err);
+          slog (s, "%s", msg);
+          sbx_error_clear (&err);
+          refuse (s, client, "serve: the warm interpreter could not be started (the server's log says why)");
+          return;
+        }
+    }
   if (s->n_workers < s->max_runs)
     start_worker (s, client);
   else if (s->n_queue < s->queue_max)
@@ -623,7 +637,7 @@ run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv
               break;
             }
         }
-      if ((pfd[1].revents & POLLIN) && s.zygote_fd >= 0)
+      if (pfd[1].revents & POLLIN)
         on_connection (&s);
     }
 out:
