@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 /* Allocation failure in a short-lived CLI process has no useful recovery:
@@ -152,4 +154,26 @@ fmt_u64 (char *buf, uint64_t v)
   for (size_t i = 0; i < n; i++)
     buf[i] = tmp[n - 1 - i];
   return n;
+}
+
+ssize_t
+fd_send_with_fds (int sock, const void *buf, size_t len, const int *fds, size_t n)
+{
+  char cbuf[CMSG_SPACE (8 * sizeof (int))];
+  struct iovec iov = { .iov_base = (void *) buf, .iov_len = len };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = CMSG_SPACE (n * sizeof (int)) };
+  struct cmsghdr *cm;
+  if (n > 8)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  memset (cbuf, 0, sizeof cbuf);
+  cm = CMSG_FIRSTHDR (&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN (n * sizeof (int));
+  memcpy (CMSG_DATA (cm), fds, n * sizeof (int));
+  return sendmsg (sock, &mh, MSG_NOSIGNAL);
 }

@@ -84,6 +84,8 @@ char *xmemdup (const void *src, size_t n);
 /* write(2) until done, EINTR retried; gives up silently when the reader is gone (logs,
  * relayed output: nobody left to tell). */
 void fd_write_all (int fd, const char *buf, size_t len);
+/* One sendmsg of buf with fds attached (SCM_RIGHTS, at most 8): what sendmsg returns. */
+ssize_t fd_send_with_fds (int sock, const void *buf, size_t len, const int *fds, size_t n);
 /* Is path dir itself or below it ("/usr/lib" is under "/usr", "/usrx" is not)? Both
  * absolute and without "." or ".." components. */
 bool path_is_under (const char *path, const char *dir);

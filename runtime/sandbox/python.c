@@ -667,21 +667,10 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
   if (program >= 0)
     {
       int fds[5] = { r->stdin_fd, s->out_w, s->err_w, program, status[1] };
-      char cbuf[CMSG_SPACE (sizeof fds)];
-      struct iovec iov;
-      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-      struct cmsghdr *cm;
       memcpy (msg, "RUN", 4);
       memcpy (msg + 4, r->ctx->root, root_len + 1);
       memcpy (msg + 4 + root_len + 1, id, strlen (id) + 1);
-      iov = (struct iovec) { .iov_base = msg, .iov_len = len };
-      memset (cbuf, 0, sizeof cbuf);
-      cm = CMSG_FIRSTHDR (&mh);
-      cm->cmsg_level = SOL_SOCKET;
-      cm->cmsg_type = SCM_RIGHTS;
-      cm->cmsg_len = CMSG_LEN (sizeof fds);
-      memcpy (CMSG_DATA (cm), fds, sizeof fds);
-      if (sendmsg (r->warm->zygote_fd, &mh, MSG_NOSIGNAL) < 0)
+      if (fd_send_with_fds (r->warm->zygote_fd, msg, len, fds, ARRAY_SIZE (fds)) < 0)
         sbx_error_set (err, errno, "the warm interpreter is gone (send)");
       else
         ret = 0;
@@ -1026,52 +1015,12 @@ out:
   return ret;
 }
 
-/* --connect SOCKET among our options: the run goes to `sbx-oci serve`, with the rest
-   of the command line (sandbox_connect.c); everything else is the server's to check. */
-static int
-connect_if_asked (int argc, char **argv, struct sbx_error *err)
-{
-  int split = program_start (argc, argv), ret;
-  struct sandbox_connect c = { .argv = xmalloc0 ((size_t) argc * sizeof (char *)) };
-  for (int i = 1; i < argc; i++)
-    {
-      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-      bool opt = i < split;
-      if (opt && strcmp (a, "--connect") == 0 && v)
-        {
-          c.socket = v;
-          i++;
-          continue;
-        }
-      if (opt && strncmp (a, "--connect=", 10) == 0)
-        {
-          c.socket = a + 10;
-          continue;
-        }
-      if (opt && v && strcmp (a, "--result") == 0)
-        c.result = v;
-      else if (opt && strncmp (a, "--result=", 9) == 0)
-        c.result = a + 9;
-      else if (opt && v && strcmp (a, "--id") == 0)
-        c.id = v;
-      else if (opt && strncmp (a, "--id=", 5) == 0)
-        c.id = a + 5;
-      c.argv[c.argc++] = argv[i];
-    }
-  if (!c.socket || !*c.socket)
-    ret = cli_usage_error (err, "--connect: needs the server's SOCKET");
-  else
-    ret = sandbox_connect_run (&c, err);
-  free (c.argv);
-  return ret;
-}
-
 static int
 run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
   for (int i = 1; i < program_start (argc, argv); i++)
     if (strcmp (argv[i], "--connect") == 0 || strncmp (argv[i], "--connect=", 10) == 0)
-      return connect_if_asked (argc, argv, err);
+      return sandbox_connect_args (argc, argv, program_start (argc, argv), err);
   return python_command (ctx, cmd, argc, argv, NULL, err);
 }
 

@@ -226,6 +226,8 @@ struct sandbox_connect
   const char *result, *id; /* --result, --id: for the result of a run refused */
 };
 int sandbox_connect_run (const struct sandbox_connect *c, struct sbx_error *err);
+/* python's argv with --connect among its options (before argv[split]): the client. */
+int sandbox_connect_args (int argc, char **argv, int split, struct sbx_error *err);
 
 /* sandbox_meminfo.c: DIR/meminfo-BYTES, what /proc/meminfo shows a sandbox limited to
  * BYTES, written on first use (malloc'd path). */

@@ -163,10 +163,6 @@ send_request (int sock, int argc, char **argv, struct sbx_error *err)
   _cleanup_free_ char *buf = NULL;
   _cleanup_close_ int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   int fds[4] = { 0, 1, 2, cwd };
-  char cbuf[CMSG_SPACE (sizeof fds)];
-  struct iovec iov = { .iov_base = head, .iov_len = sizeof head };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-  struct cmsghdr *cm;
   if (cwd < 0)
     return sbx_error_set (err, errno, "--connect: open the current directory");
   for (int i = 0; i < argc; i++)
@@ -190,13 +186,7 @@ send_request (int sock, int argc, char **argv, struct sbx_error *err)
   head[1] = (uint32_t) argc;
   head[2] = (uint32_t) envc;
   head[3] = (uint32_t) len;
-  memset (cbuf, 0, sizeof cbuf);
-  cm = CMSG_FIRSTHDR (&mh);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN (sizeof fds);
-  memcpy (CMSG_DATA (cm), fds, sizeof fds);
-  if (sendmsg (sock, &mh, MSG_NOSIGNAL) != (ssize_t) sizeof head)
+  if (fd_send_with_fds (sock, head, sizeof head, fds, ARRAY_SIZE (fds)) != (ssize_t) sizeof head)
     return sbx_error_set (err, errno, "--connect: send the request");
   for (off = 0; off < len;)
     {
@@ -296,4 +286,47 @@ out:
   if (status < 0 && c->result)
     write_refused_result (c->result, c->id, err);
   return status;
+}
+
+/* ------------------------------------------------------------ the client */
+
+/* --connect SOCKET among python's options (before argv[split], where the program
+   begins): the run goes to `sbx-oci serve` with the rest of the command line;
+   everything else is the server's to check. */
+int
+sandbox_connect_args (int argc, char **argv, int split, struct sbx_error *err)
+{
+  int ret;
+  struct sandbox_connect c = { .argv = xmalloc0 ((size_t) argc * sizeof (char *)) };
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+      bool opt = i < split;
+      if (opt && strcmp (a, "--connect") == 0 && v)
+        {
+          c.socket = v;
+          i++;
+          continue;
+        }
+      if (opt && strncmp (a, "--connect=", 10) == 0)
+        {
+          c.socket = a + 10;
+          continue;
+        }
+      if (opt && v && strcmp (a, "--result") == 0)
+        c.result = v;
+      else if (opt && strncmp (a, "--result=", 9) == 0)
+        c.result = a + 9;
+      else if (opt && v && strcmp (a, "--id") == 0)
+        c.id = v;
+      else if (opt && strncmp (a, "--id=", 5) == 0)
+        c.id = a + 5;
+      c.argv[c.argc++] = argv[i];
+    }
+  if (!c.socket || !*c.socket)
+    ret = cli_usage_error (err, "--connect: needs the server's SOCKET");
+  else
+    ret = sandbox_connect_run (&c, err);
+  free (c.argv);
+  return ret;
 }
