@@ -728,6 +728,19 @@ report_memory_usage (void *data)
     c->watch->on_memory_usage (c->watch->memory_data, st.memory_usage);
 }
 
+/* run_watch.read_stats */
+static void
+read_stats_now (struct run_watch *w)
+{
+  struct container *c = w->container;
+  struct cgroup_stats st;
+  if (c->cg.ops->stats (&c->cg, &st) == 0)
+    {
+      w->stats = st;
+      w->has_stats = true;
+    }
+}
+
 /* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
 static void
 run_cleanup (struct container *c, struct run_watch *watch)
@@ -779,14 +792,16 @@ kill_on_deadline (void *data)
 }
 
 /* A watch's fds said the run is over (fg_watch.stop): everything in the container
- * dies, as at the deadline, but it is no timeout. */
+ * dies, as at the deadline, but it is no timeout. The init of a pid namespace of
+ * the container's own takes every process in it along; the cgroup is only walked
+ * for processes outside one (on v1 that is a freeze and a thaw: milliseconds). */
 static void
 kill_on_stop (void *data)
 {
   struct container *c = data;
   struct sbx_error e = { 0 };
   syscall (SYS_pidfd_send_signal, c->child.pidfd, SIGKILL, NULL, 0);
-  if (c->cg.ops && c->cg.ops->kill_all (&c->cg, SIGKILL, &e) < 0)
+  if (c->cg.ops && !c->ns.pidns_new && c->cg.ops->kill_all (&c->cg, SIGKILL, &e) < 0)
     sbx_error_clear (&e);
 }
 
@@ -876,6 +891,9 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
       watch->fg.on_deadline = kill_on_deadline;
       watch->fg.on_stop = kill_on_stop;
       watch->fg.deadline_data = &c;
+      watch->container = &c;
+      if (c.cg.ops)
+        watch->read_stats = read_stats_now;
       if (watch->on_memory_usage && c.cg.ops)
         {
           watch->fg.tick_ns = 200 * 1000000LL;
@@ -921,6 +939,11 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
 abort:
   container_abort (&c);
 out:
+  if (watch)
+    {
+      watch->read_stats = NULL; /* the container is gone */
+      watch->container = NULL;
+    }
   if (c.signals_blocked)
     sigprocmask (SIG_SETMASK, &c.saved_mask, NULL);
   container_free (&c);

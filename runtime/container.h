@@ -52,6 +52,10 @@ struct run_watch
   /* in: called once the program runs (the container is started), with its id */
   int (*on_started) (void *data, const char *id, struct sbx_error *err);
   void *started_data;
+  /* out, once the program runs: reads the cgroup's numbers now into stats (has_stats),
+     for a caller that reports before the container is torn down (NULL: no cgroup) */
+  void (*read_stats) (struct run_watch *w);
+  void *container;
 };
 
 int container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err);

@@ -339,6 +339,19 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
   spawn_restore_ns (&saved_pid, CLONE_NEWPID);
   spawn_restore_ns (&saved_time, CLONE_NEWTIME);
   close (sv[1]);
+  if (o->in_process)
+    {
+      /* The fds the process keeps (0 to 2 + preserve_fds) are its own now: this side
+         only waits for it, and its copies would keep the process's pipes from EOF
+         after it ended. */
+      int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+      for (int fd = 0; fd < 3 && null >= 0; fd++)
+        dup2 (null, fd);
+      if (null >= 0)
+        close (null);
+      for (int fd = 3; fd < 3 + o->preserve_fds; fd++)
+        close (fd);
+    }
   e->pid = pid;
   e->pidfd = pidfd;
   e->sync_fd = sv[0];

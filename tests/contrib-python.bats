@@ -30,6 +30,8 @@ teardown_client() {
 }
 
 teardown() {
+	# a server a failed test left running
+	if [ -n "${SERVE_PID:-}" ]; then serve_stop || true; fi
 	teardown_client
 	# helpers.bash's teardown (state dirs, mounts, cgroups), except that a container
 	# still listed is a failure too: the client must delete what it started, where
@@ -570,7 +572,9 @@ EOF
 
 @test "contrib-python: connect= runs through sbx-oci serve: the same Result, files both ways, refusals, cancel" {
 	load helpers/sandbox
-	serve_start --preload decimal
+	# no standbys: their containers would count as what the runs left (the client's
+	# runs take none: each names its --id)
+	serve_start --preload decimal --standby 0
 	SOCK=$SERVE_SOCKET client <<'EOF2'
 import asyncio, time
 sock = os.environ["SOCK"]

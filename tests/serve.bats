@@ -35,8 +35,17 @@ teardown() {
 	return $rc
 }
 
-# sstart [OPTIONS]: serve_start with this test's --host-id.
+# sstart [OPTIONS]: serve_start with this test's --host-id. STANDBYS: the sandboxes
+# the server keeps made ahead of requests (--standby, default 2), each a container
+# with a generated "py-" id (the tests' own ids start with "t") and two processes of
+# the sandbox user (its init and the joined fork of the warm interpreter).
 sstart() {
+	local a prev=
+	STANDBYS=2
+	for a in "$@"; do
+		[ "$prev" != --standby ] || STANDBYS=$a
+		prev=$a
+	done
 	serve_start --host-id "$HOST_ID" "$@"
 }
 
@@ -104,22 +113,31 @@ until_ok() {
 	"$@"
 }
 
-# The containers of this test's state root (none: empty).
+# The containers of this test's state root.
 containers() { "$SBX_OCI" --root "$SBX_ROOT" list -q; }
+# No container is left but the server's $STANDBYS standbys (those are made again
+# after each run that took one: 5 s for that).
 no_containers() {
-	local left
-	left=$(containers)
-	[ -z "$left" ] && return 0
-	echo "containers left: $left" >&2
+	local i left n
+	for i in $(seq 50); do
+		left=$(containers | grep -v '^py-' || true)
+		n=$(containers | grep -c '^py-' || true)
+		[ -z "$left" ] && [ "$n" -eq "${STANDBYS:-0}" ] && return 0
+		sleep 0.1
+	done
+	echo "containers: $(containers | tr '\n' ' ')(standbys expected: ${STANDBYS:-0})" >&2
 	return 1
 }
-# No process of the sandbox user's host uid is left (short lines: the warm
-# interpreter's command line is long).
+# No process of the sandbox user's host uid is left but the standbys' two each (short
+# lines: the warm interpreter's command line is long).
 no_sandbox_processes() {
-	local left
-	left=$(ps -o pid=,ppid=,stat=,args= -u "$HOST_ID" | cut -c1-120 || true)
-	[ -z "$left" ] && return 0
-	echo "processes of uid $HOST_ID left:" >&2
+	local i left
+	for i in $(seq 50); do
+		left=$(ps -o pid=,ppid=,stat=,args= -u "$HOST_ID" | cut -c1-120 || true)
+		[ "$(grep -c . <<<"$left")" -eq $((2 * ${STANDBYS:-0})) ] && return 0
+		sleep 0.1
+	done
+	echo "processes of uid $HOST_ID (standbys expected: ${STANDBYS:-0}):" >&2
 	echo "$left" >&2
 	return 1
 }
@@ -180,6 +198,7 @@ zygote_pid() {
 	for p in $(ps -o pid= --ppid "$SERVE_PID"); do
 		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q sbx-oci-zygote && echo "$p"
 	done
+	return 0
 }
 
 # ---------------------------------------------------------------- runs
@@ -363,6 +382,172 @@ except OSError as e:
 	done
 	result_is '.landlock_abi > 0 and .network == "loopback"'
 	no_sandbox_processes
+}
+
+# ---------------------------------------------------------------- standbys
+
+# The standbys' container ids now (one per line).
+standby_ids() { containers | grep '^py-' || true; }
+# Container ID is gone.
+container_gone() { ! containers | grep -qx "$1"; }
+
+# spy [OPTIONS] (-c CODE | ...): one run through the server as a client with no
+# option of its own would send it (no --id): it takes a standby. Result in $RESULT.
+spy() {
+	RESULT=$BATS_TEST_TMPDIR/result.json
+	rm -f "$RESULT"
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --result "$RESULT" "$@"
+}
+
+@test "serve: a run without options of its own takes a standby made before it came; it is torn down after, and another made" {
+	sstart
+	local before id
+	until_count 2 standby_ids
+	before=$(standby_ids)
+	spy -c 'import os; print(os.getpid(), os.getppid(), os.getcwd(), os.getuid(), sorted(os.listdir("/work")))'
+	expect_status 0
+	expect_stdout "2 0 /work 1000 []"
+	result_is '.exit_code == 0 and .signal == null and .error == null and .workdir == null and .timed_out == false'
+	id=$(jq -r .id "$RESULT")
+	grep -qx "$id" <<<"$before" || { echo "the run's container $id was not a standby: $before" >&2; return 1; }
+	# the standby's join is not the program's: its CPU time is the run's alone
+	result_is '.cpu_scope == "cgroup" and .cpu_user_ms + .cpu_sys_ms < 50'
+	# gone, and replaced by another
+	until_ok 5 container_gone "$id"
+	no_containers
+	no_sandbox_processes
+	[ "$(standby_ids | wc -l)" -eq 2 ]
+	[ "$(standby_ids)" != "$before" ]
+	has "$(cat "$SERVE_LOG")" "2 standing by"
+}
+
+@test "serve: a standby's run is one-shot's: stdin, exit status, exception, signal, os._exit, --timeout, --max-output, --result -, environment" {
+	sstart
+	local out
+	PY_STDIN=$BATS_TEST_TMPDIR/in
+	echo 'import sys; print("stdin", sys.argv[1:], repr(sys.stdin.read()))' >"$PY_STDIN"
+	spy - a b
+	expect_status 0
+	expect_stdout "stdin ['a', 'b'] ''"
+	echo "data" >"$PY_STDIN"
+	spy -c 'import sys; print(sys.stdin.read().strip())'
+	expect_status 0
+	expect_stdout data
+	PY_STDIN=/dev/null
+	spy -m json.tool --help
+	expect_status 0
+	has "$stdout" "usage:"
+	spy -c 'import sys; print("out"); print("err", file=sys.stderr); sys.exit(4)'
+	expect_status 4
+	expect_stdout out
+	[ "$stderr" = err ]
+	result_is '.exit_code == 4 and .stdout_bytes == 4 and .stderr_bytes == 4'
+	spy -c 'raise KeyError("boom")'
+	expect_status 1
+	[ "$(tail -n 1 <<<"$stderr")" = "KeyError: 'boom'" ]
+	lacks "$stderr" zygote
+	# the ends that say no word on the run channel: the fork's waiter reports them
+	spy -c 'import os, signal; print("before", flush=True); os.kill(os.getpid(), signal.SIGTERM)'
+	expect_status 143
+	expect_stdout before
+	result_is '.exit_code == 143 and .signal == "SIGTERM"'
+	spy -c 'import os; print("x", flush=True); os._exit(7)'
+	expect_status 7
+	expect_stdout x
+	spy -c 'import os; os.close(3); print("closed")'
+	expect_status 0
+	expect_stdout closed
+	# per-run options a standby takes
+	spy --timeout 1 -c 'while True: pass'
+	expect_status 137
+	result_is '.timed_out == true and .limits.timeout_s == 1 and .wall_ms >= 900'
+	spy --max-output 5 -c 'print("y" * 100)'
+	expect_status 0
+	[ "$stdout" = yyyyy ]
+	result_is '.stdout_truncated == true and .stdout_bytes == 101'
+	out=$(cd "$BATS_TEST_TMPDIR" && "$SBX_OCI" python --connect "$SERVE_SOCKET" --result - -c 'print("in json")')
+	jq -e '.stdout == "in json\n" and .exit_code == 0' <<<"$out"
+	# the client's allow-listed environment, no one's secrets
+	LANG=C.UTF-8 PYTHONHASHSEED=7 SECRET_TOKEN=x spy -c 'import os; print(os.environ.get("PYTHONHASHSEED"), "SECRET_TOKEN" in os.environ, os.environ["HOME"])'
+	expect_status 0
+	expect_stdout "7 False /work"
+	no_containers
+	no_sandbox_processes
+}
+
+@test "serve: a client with options of its own, or another TMPDIR, gets a sandbox made for it; the standby it reached is replaced" {
+	sstart
+	local tmp=$BATS_TEST_TMPDIR/tmp
+	mkdir "$tmp"
+	until_count 2 standby_ids
+	spy --memory 100M --network none -c 'import socket
+try:
+    socket.create_connection(("127.0.0.1", 9), timeout=1)
+except OSError as e:
+    print(type(e).__name__)'
+	expect_status 0
+	result_is '.limits.memory_bytes == 104857600 and .network == "none"'
+	TMPDIR=$tmp spy -c 'print("ok")'
+	expect_status 0
+	expect_stdout ok
+	until_count 0 ls -A "$tmp"
+	no_containers
+	no_sandbox_processes
+}
+
+@test "serve: --standby 0 keeps no sandbox while idle, --standby 3 keeps three; a standby whose fork dies is replaced" {
+	sstart --standby 0
+	no_containers
+	no_sandbox_processes
+	spy -c 'print("cold")'
+	expect_status 0
+	expect_stdout cold
+	serve_stop
+	STANDBYS=0
+	no_containers
+	sstart --standby 3
+	until_count 3 standby_ids
+	no_sandbox_processes
+	# the joined fork of one dies while it waits: the server makes another
+	local f
+	f=$(ps -o pid=,args= -u "$HOST_ID" | grep sbx-oci-zygote | head -1 | awk '{ print $1 }')
+	[ -n "$f" ]
+	kill -KILL "$f"
+	until_ok 5 grep -q "a standby failed" "$SERVE_LOG"
+	no_containers
+	no_sandbox_processes
+	spy -c 'print("served")'
+	expect_status 0
+	expect_stdout served
+}
+
+@test "serve: the standbys made before the warm interpreter died serve while it cannot be started again; then clients are refused" {
+	local wrap=$BATS_TEST_TMPDIR/python3 ok=$BATS_TEST_TMPDIR/ok z
+	printf '#!/bin/sh\n[ -e %s ] || exit 3\nexec /usr/bin/python3 "$@"\n' "$ok" >"$wrap"
+	chmod +x "$wrap"
+	touch "$ok"
+	sstart --python "$wrap" --standby 2
+	until_count 2 standby_ids
+	rm "$ok"
+	z=$(zygote_pid)
+	kill -KILL "$z"
+	until_ok 5 grep -q "the warm interpreter ended" "$SERVE_LOG"
+	spy -c 'print("from a standby")'
+	expect_status 0
+	expect_stdout "from a standby"
+	spy -c 'print("from the other")'
+	expect_status 0
+	expect_stdout "from the other"
+	# none is left, and none can be made
+	spy -c 'print("none")'
+	expect_status 125
+	has "$stderr" "the warm interpreter could not be started"
+	STANDBYS=0
+	no_containers
+	touch "$ok"
+	spy -c 'print("again")'
+	expect_status 0
+	expect_stdout again
 }
 
 # ---------------------------------------------------------------- limits
@@ -664,6 +849,7 @@ open("/tmp/t%d" % n, "w").close()
 	SERVE_PID=
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "serve exited $rc:" >&2; cat "$SERVE_LOG" >&2; return 1; }
+	STANDBYS=0
 	has "$(cat "$SERVE_LOG")" "signal 15: "
 	[ ! -e "$SERVE_SOCKET" ]
 	wait_bg "${BG_PIDS[0]}" 5
@@ -726,7 +912,8 @@ open("/tmp/t%d" % n, "w").close()
 	printf '#!/bin/sh\n[ -e %s ] || exit 3\nexec /usr/bin/python3 "$@"\n' "$ok" >"$wrap"
 	chmod +x "$wrap"
 	touch "$ok"
-	sstart --python "$wrap"
+	# no standbys: one made before the interpreter died would serve the client
+	sstart --python "$wrap" --standby 0
 	cpy -c 'print("before")'
 	expect_status 0
 	expect_stdout before
@@ -755,6 +942,7 @@ open("/tmp/t%d" % n, "w").close()
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || true
 	SERVE_PID=
+	STANDBYS=0
 	# shellcheck disable=SC2086
 	until_ok 5 none_alive $kids
 	until_ok 5 no_sandbox_processes
@@ -785,7 +973,9 @@ open("/tmp/t%d" % n, "w").close()
 	z2=$(zygote_pid)
 	[ -n "$z2" ] && [ "$z2" != "$z1" ] || { echo "warm interpreter $z1, then $z2" >&2; return 1; }
 	until_ok 5 none_alive "$z1"
-	[ "$(grep -c "new warm interpreter" "$SERVE_LOG")" -eq 1 ]
+	# each run, each standby made is a fork of it: 2 standbys, then 3 runs that each
+	# fork (--id: a sandbox of its own) and each a standby to replace the one it took
+	[ "$(grep -c "new warm interpreter" "$SERVE_LOG")" -ge 1 ]
 }
 
 # ---------------------------------------------------------------- bad input

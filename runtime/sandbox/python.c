@@ -29,10 +29,7 @@
 #include "runtime/fs.h"
 #include "runtime/landlock.h"
 #include "runtime/sandbox/commands.h"
-#include "runtime/sandbox/sandbox.h"
-#include "runtime/sandbox/sandbox_exec_guard.h"
-#include "runtime/sandbox/sandbox_output.h"
-#include "runtime/sandbox/sandbox_result.h"
+#include "runtime/sandbox/python_run.h"
 #include "runtime/statedir.h"
 
 extern char **environ;
@@ -44,6 +41,8 @@ enum
   PO_ID,
   PO_NO_SUBPROCESS,
   PO_CONNECT,
+  PO_SESSION,
+  PO_END_SESSION,
 };
 
 #define DEFAULT_MAX_OUTPUT (1u << 20)
@@ -63,19 +62,14 @@ static const struct cli_opt python_opts[] = {
     "the program cannot start programs: every exec after the interpreter's is refused (fork and threads work)" },
   { "connect", PO_CONNECT, required_argument, "SOCKET",
     "run through `sbx-oci serve` listening on SOCKET: forked from its warm interpreter, as isolated as one-shot" },
+  { "session", PO_SESSION, required_argument, "NAME",
+    "with --connect: a cell of session NAME, which keeps its state between calls (begun by the first)" },
+  { "end-session", PO_END_SESSION, no_argument, NULL, "with --connect --session NAME: end that session" },
   { NULL },
 };
 
-struct python_cli
-{
-  struct sandbox_policy p;
-  uint64_t max_output;
-  const char *result;
-  const char *id;
-  bool no_subprocess;
-};
 
-static int
+int
 python_opt (void *data, int key, const char *arg, struct sbx_error *err)
 {
   struct python_cli *c = data;
@@ -101,6 +95,11 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
     case PO_CONNECT:
       /* the client strips it (sandbox_connect.c): here it came through a server */
       return cli_usage_error (err, "--connect: not through a server");
+    case PO_SESSION:
+    case PO_END_SESSION:
+      /* a server routes them before this (serve_session.c) */
+      return cli_usage_error (err, "--%s: only with --connect (a server keeps sessions)",
+                              key == PO_SESSION ? "session" : "end-session");
     case PO_ID:
       if (statedir_validate_id (arg, err) < 0)
         {
@@ -117,8 +116,8 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
 /* Where our options end and the program begins: at -c, -m, -, "--" or the first
  * word that is not an option (SCRIPT). Everything after belongs to the program, even
  * what looks like one of our options. */
-static int
-program_start (int argc, char **argv)
+int
+python_program_start (int argc, char **argv)
 {
   for (int i = 1; i < argc; i++)
     {
@@ -137,43 +136,18 @@ program_start (int argc, char **argv)
   return argc;
 }
 
+/* Our stdin goes to the program, unless it is a terminal and the program is not "-":
+   a one-shot sandbox is not interactive, and a terminal is the caller's. */
+bool
+python_reads_stdin (int argc, char **argv)
+{
+  return !isatty (0)
+         || (argc > 0
+             && (strcmp (argv[0], "-") == 0 || (strcmp (argv[0], "--") == 0 && argc > 1 && strcmp (argv[1], "-") == 0)));
+}
+
 /* ------------------------------------------------------------------ run */
 
-struct python_run
-{
-  const struct sandbox_warm *warm; /* through `serve` (python --connect), or NULL */
-  int warm_status_fd;              /* the warm fork's report: "OK STATUS" or "ERR MESSAGE" */
-  int warm_status;                 /* the program's status as reported; -1: none yet */
-  int warm_signal;                 /* the signal that ended it, 0 if it exited */
-  struct rusage warm_rusage;       /* its CPU time and largest RSS, as its waiter saw them */
-  char *warm_error;                /* the join failed: why */
-  bool client_gone;                /* the --connect client hung up: the run was ended */
-  struct pollfd *warm_fds;         /* the watch's: [2] becomes the status pipe once started */
-  struct python_cli *c;
-  struct sbx_ctx *ctx;
-  struct sandbox_limits limits;
-  struct sandbox_interp interp;
-  struct workdir w;
-  struct host_writable *rw; /* the --rw paths, in the order of p->mounts (unused for --ro) */
-  size_t n_rw;
-  char *workdir_source;
-  struct exec_guard guard; /* --no-subprocess */
-  int result_dirfd;        /* --result FILE's directory, opened before the run */
-  char *result_name;
-  char *bundle, *rootfs, *config, *id;
-  size_t config_len;
-  char **args;
-  size_t n_args;
-  char *script_source, *script_dest;
-  char *meminfo;   /* bound over /proc/meminfo: the run's own, unlinked at the end */
-  int meminfo_fd;  /* open to rewrite it with the use (sandbox_meminfo_update) */
-  int stdin_fd;
-  struct output_stream streams[2];
-  struct workdir_snapshot before, after;
-  struct run_watch watch;
-  struct sandbox_result res;
-  int status;
-};
 
 static void
 python_run_free (struct python_run *r)
@@ -217,6 +191,7 @@ python_run_free (struct python_run *r)
     unlink (r->meminfo);
   free (r->meminfo);
   free (r->warm_error);
+  python_warm_free (r);
   if (r->warm_status_fd >= 0)
     close (r->warm_status_fd);
   if (r->meminfo_fd >= 0)
@@ -238,8 +213,8 @@ add_arg (struct python_run *r, const char *a)
 
 /* The program part's grammar, checked before anything is made (a usage error must
  * not first ask the interpreter or make a workdir). */
-static int
-check_program_part (int argc, char **argv, struct sbx_error *err)
+int
+python_check_program_part (int argc, char **argv, struct sbx_error *err)
 {
   int i = argc > 0 && strcmp (argv[0], "--") == 0 ? 1 : 0;
   if (i >= argc)
@@ -251,8 +226,8 @@ check_program_part (int argc, char **argv, struct sbx_error *err)
 }
 
 /* process.args from the program part of the command line. */
-static int
-program_args (struct python_run *r, const char *python, int argc, char **argv, struct sbx_error *err)
+int
+python_program_args (struct python_run *r, const char *python, int argc, char **argv, struct sbx_error *err)
 {
   int i = 0;
   if (argc > 0 && strcmp (argv[0], "--") == 0)
@@ -378,7 +353,7 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
       exe = r->interp.executable;
     }
   if (workdir_prepare (r->ctx, p->workdir, host_uid, host_gid, &r->w, err) < 0
-      || program_args (r, exe, argc, argv, err) < 0)
+      || python_program_args (r, exe, argc, argv, err) < 0)
     return -1;
   if (p->rootfs
       && (sandbox_image_add_mount_points (r->rootfs, err) < 0 || sandbox_skeleton_add_mount_points (r->rootfs, p, err) < 0))
@@ -433,8 +408,8 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   return r->config ? 0 : -1;
 }
 
-static int
-open_streams (struct python_run *r, bool program_reads_stdin, struct sbx_error *err)
+int
+python_open_streams (struct python_run *r, bool program_reads_stdin, struct sbx_error *err)
 {
   bool collect = r->c->result && strcmp (r->c->result, "-") == 0;
   r->stdin_fd = program_reads_stdin ? fcntl (0, F_DUPFD_CLOEXEC, 3) : open ("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -474,8 +449,12 @@ static void
 collect_numbers (struct python_run *r)
 {
   struct sandbox_result *res = &r->res;
-  const struct cgroup_stats *st = &r->watch.stats;
+  struct cgroup_stats *st = &r->watch.stats;
   const struct rusage *ru = &r->watch.fg.rusage;
+  /* a standby's: what its join spent before the request is not the program's */
+  st->cpu_usage_ns -= st->cpu_usage_ns >= r->cpu_base_ns ? r->cpu_base_ns : st->cpu_usage_ns;
+  st->cpu_user_ns -= st->cpu_user_ns >= r->cpu_base_user_ns ? r->cpu_base_user_ns : st->cpu_user_ns;
+  st->cpu_system_ns -= st->cpu_system_ns >= r->cpu_base_system_ns ? r->cpu_base_system_ns : st->cpu_system_ns;
   res->signal = r->watch.fg.term_signal;
   res->timed_out = r->watch.timed_out;
   if (r->watch.has_stats && st->has_oom)
@@ -522,13 +501,18 @@ collect_numbers (struct python_run *r)
   }
 }
 
-static void
-report (struct python_run *r)
+void
+python_report (struct python_run *r)
 {
   static const char *const names[] = { "stdout", "stderr" };
-  if (r->res.timed_out)
+  if (r->res.timed_out && r->res.session)
+    fprintf (stderr, "sbx-oci: python: timed out after %g s: the cell was killed, session %s is as it was before it\n",
+             r->c->p.timeout, r->res.session);
+  else if (r->res.timed_out)
     fprintf (stderr, "sbx-oci: python: timed out after %g s: everything in the sandbox was killed\n",
              r->c->p.timeout);
+  else if (r->res.session && !r->res.session_kept)
+    fprintf (stderr, "sbx-oci: python: the cell died: session %s is as it was before it\n", r->res.session);
   if (r->res.cpu_time_exceeded)
     fprintf (stderr, "sbx-oci: python: a process reached --cpu-time (%llu s)\n",
              (unsigned long long) r->c->p.cpu_time);
@@ -547,8 +531,8 @@ report (struct python_run *r)
    the sandbox left at FILE is replaced, never opened. A fifo or device there is
    written to as it is (a caller's /dev/null, a fifo someone reads), without creating
    or blocking: one the sandbox left has no reader, and the write fails at once. */
-static int
-result_file_open_dir (struct python_run *r, struct sbx_error *err)
+int
+python_result_open_dir (struct python_run *r, struct sbx_error *err)
 {
   const char *f = r->c->result, *slash = strrchr (f, '/');
   _cleanup_free_ char *dir = slash ? (slash == f ? xstrdup ("/") : strndup (f, (size_t) (slash - f))) : xstrdup (".");
@@ -596,8 +580,8 @@ result_file_write (struct python_run *r, const char *json, size_t len, struct sb
   return 0;
 }
 
-static int
-write_result (struct python_run *r, struct sbx_error *err)
+int
+python_write_result (struct python_run *r, struct sbx_error *err)
 {
   _cleanup_free_ char *json = NULL;
   size_t len = 0;
@@ -616,172 +600,6 @@ write_result (struct python_run *r, struct sbx_error *err)
   return result_file_write (r, json, len, err);
 }
 
-/* ------------------------------------------------------------- warm runs */
-
-/* The program's arguments for the warm fork to read once inside (fd 3 there): a
-   sealed memfd of NUL-terminated strings, so that the zygote never holds them. */
-static int
-warm_program_fd (struct python_run *r, struct sbx_error *err)
-{
-  int fd = memfd_create ("sbx-program", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0)
-    return sbx_error_set (err, errno, "memfd_create");
-  for (size_t i = 0; i < r->n_args; i++)
-    fd_write_all (fd, r->args[i], strlen (r->args[i]) + 1);
-  if (lseek (fd, 0, SEEK_SET) < 0
-      || fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
-    {
-      sbx_error_set (err, errno, "seal the program's memfd");
-      close (fd);
-      return -1;
-    }
-  return fd;
-}
-
-struct warm_start
-{
-  struct python_run *r;
-  int out_w, err_w; /* the program's stdout and stderr pipes, write ends */
-};
-
-/* run_watch.on_started: the holder runs; ask the warm interpreter to join it. */
-static int
-warm_on_started (void *data, const char *id, struct sbx_error *err)
-{
-  struct warm_start *s = data;
-  struct python_run *r = s->r;
-  int status[2], program = -1, ret = -1;
-  /* a deadline already past: nothing is started (the watch kills the holder at once) */
-  if (r->watch.fg.deadline_ns && monotonic_ns () >= r->watch.fg.deadline_ns)
-    {
-      close (s->out_w);
-      close (s->err_w);
-      s->out_w = s->err_w = -1;
-      return 0;
-    }
-  size_t root_len = strlen (r->ctx->root), len = 4 + root_len + 1 + strlen (id) + 1;
-  _cleanup_free_ char *msg = xmalloc0 (len);
-  if (pipe2 (status, O_CLOEXEC) < 0)
-    return sbx_error_set (err, errno, "pipe");
-  program = warm_program_fd (r, err);
-  if (program >= 0)
-    {
-      int fds[5] = { r->stdin_fd, s->out_w, s->err_w, program, status[1] };
-      memcpy (msg, "RUN", 4);
-      memcpy (msg + 4, r->ctx->root, root_len + 1);
-      memcpy (msg + 4 + root_len + 1, id, strlen (id) + 1);
-      if (fd_send_with_fds (r->warm->zygote_fd, msg, len, fds, ARRAY_SIZE (fds)) < 0)
-        sbx_error_set (err, errno, "the warm interpreter is gone (send)");
-      else
-        ret = 0;
-    }
-  /* the fork has its copies: ours would keep the pipes from reaching EOF */
-  if (program >= 0)
-    close (program);
-  close (status[1]);
-  close (s->out_w);
-  close (s->err_w);
-  s->out_w = s->err_w = -1;
-  if (ret < 0)
-    {
-      close (status[0]);
-      return -1;
-    }
-  r->warm_status_fd = status[0];
-  r->warm_fds[2].fd = status[0];
-  if (r->stdin_fd >= 0)
-    close (r->stdin_fd);
-  r->stdin_fd = -1;
-  return 0;
-}
-
-/* After the holder is gone: the program's status, signal and rusage are what the
-   warm fork (its waiter) reported. */
-static int
-warm_outcome (struct python_run *r, struct sbx_error *err)
-{
-  if (r->watch.timed_out)
-    {
-      /* whatever the fork said: everything was killed at the deadline */
-      r->status = 128 + SIGKILL;
-      r->watch.fg.term_signal = SIGKILL;
-      if (r->warm_status >= 0)
-        r->watch.fg.rusage = r->warm_rusage;
-      return 0;
-    }
-  if (r->warm_status >= 0)
-    {
-      r->status = r->warm_status;
-      r->watch.fg.term_signal = r->warm_signal;
-      r->watch.fg.rusage = r->warm_rusage;
-      return 0;
-    }
-  if (r->watch.timed_out)
-    {
-      r->status = 128 + SIGKILL;
-      r->watch.fg.term_signal = SIGKILL;
-      return 0;
-    }
-  if (r->client_gone)
-    return sbx_error_set (err, 0, "the client hung up: the run was ended");
-  return sbx_error_set (err, 0, "the warm interpreter did not run the program: %s",
-                        r->warm_error ? r->warm_error : "no report");
-}
-
-/* The warm fork's one line: the program's status, or why it could not join. */
-static void
-warm_read_status (struct python_run *r)
-{
-  char buf[1100];
-  ssize_t n = read (r->warm_status_fd, buf, sizeof buf - 1);
-  if (n <= 0)
-    {
-      if (!r->warm_error && r->warm_status < 0)
-        r->warm_error = xstrdup ("the warm interpreter's fork ended without a word");
-      return;
-    }
-  buf[n] = '\0';
-  buf[strcspn (buf, "\n")] = '\0';
-  if (strncmp (buf, "OK ", 3) == 0)
-    {
-      long long v[5] = { -1, 0, 0, 0, 0 };
-      sscanf (buf + 3, "%lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4]);
-      r->warm_status = (int) v[0];
-      r->warm_signal = (int) v[1];
-      r->warm_rusage.ru_utime = (struct timeval) { .tv_sec = v[2] / 1000000, .tv_usec = v[2] % 1000000 };
-      r->warm_rusage.ru_stime = (struct timeval) { .tv_sec = v[3] / 1000000, .tv_usec = v[3] % 1000000 };
-      r->warm_rusage.ru_maxrss = v[4];
-    }
-  else
-    r->warm_error = xstrdup (strncmp (buf, "ERR ", 4) == 0 ? buf + 4 : buf);
-}
-
-/* fg_watch.on_fds of a warm run: fds are stdout, stderr, the status pipe and the
-   client's connection. The status, or the client hanging up, ends the run. */
-static void
-warm_on_fds (void *data, struct pollfd *fds, size_t n)
-{
-  struct python_run *r = data;
-  output_on_ready (r->streams, fds, 2);
-  if (n > 2 && fds[2].fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
-    {
-      warm_read_status (r);
-      fds[2].fd = -1;
-      r->watch.fg.stop = true;
-    }
-  if (n > 3 && fds[3].fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)))
-    {
-      char buf[256];
-      ssize_t got = recv (fds[3].fd, buf, sizeof buf, MSG_DONTWAIT);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) || (fds[3].revents & (POLLHUP | POLLERR)))
-        {
-          r->client_gone = true;
-          fds[3].fd = -1;
-          r->watch.fg.stop = true;
-        }
-    }
-}
-
 /* What /proc/meminfo shows follows the sandbox's use while it runs. */
 static void
 update_meminfo (void *data, uint64_t bytes)
@@ -794,12 +612,11 @@ static int
 execute (struct python_run *r, struct sbx_error *err)
 {
   struct create_opts o = { 0 };
-  struct pollfd fds[4];
+  struct pollfd fds[5];
   int pipes[2][2];
-  int64_t t0 = monotonic_ns ();
   int ret;
-  struct warm_start warm = { .r = r, .out_w = -1, .err_w = -1 };
 
+  r->t0 = monotonic_ns ();
   for (int i = 0; i < 2; i++)
     {
       if (pipe2 (pipes[i], O_CLOEXEC) < 0)
@@ -819,8 +636,6 @@ execute (struct python_run *r, struct sbx_error *err)
       for (int i = 0; i < 3; i++)
         if ((o.stdio[i] = open ("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
           return sbx_error_set (err, errno, "open /dev/null");
-      warm.out_w = pipes[0][1];
-      warm.err_w = pipes[1][1];
     }
   else
     {
@@ -839,18 +654,10 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.fg.on_fds = output_on_ready;
   r->watch.fg.data = r->streams;
   if (r->warm)
-    {
-      fds[2] = (struct pollfd) { .fd = -1, .events = POLLIN }; /* the status pipe, once started */
-      fds[3] = (struct pollfd) { .fd = r->warm->client_fd, .events = POLLIN };
-      r->watch.fg.n_fds = 4;
-      r->watch.fg.on_fds = warm_on_fds;
-      r->watch.fg.data = r;
-      r->watch.on_started = warm_on_started;
-      r->watch.started_data = &warm;
-      r->warm_fds = fds;
-    }
-  if (r->c->p.timeout > 0)
-    r->watch.fg.deadline_ns = t0 + (int64_t) (r->c->p.timeout * 1e9);
+    python_warm_arm (r, &o, fds, pipes[0][1], pipes[1][1]);
+  /* standing by, the clock starts with the request (python_warm.c) */
+  if (r->c->p.timeout > 0 && !(r->warm && (r->warm->await_request || r->warm->session)))
+    r->watch.fg.deadline_ns = r->t0 + (int64_t) (r->c->p.timeout * 1e9);
   /* held to see afterwards whether the program filled them (tmp_filled) */
   r->watch.hold[0] = "/tmp";
   r->watch.hold[1] = "/dev/shm";
@@ -859,17 +666,36 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.memory_data = r;
   ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
   exec_guard_finish (&r->guard, r->watch.started);
-  if (warm.out_w >= 0)
-    close (warm.out_w);
-  if (warm.err_w >= 0)
-    close (warm.err_w);
-  if (r->warm && ret == 0)
-    ret = warm_outcome (r, err);
+  if (r->warm)
+    {
+      python_warm_release (r);
+      if (ret == 0)
+        ret = python_warm_outcome (r, err);
+    }
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
      what is still in the pipes is the last of the output. */
-  output_drain (r->streams, 2, 200);
-  r->res.wall_ms = (double) (monotonic_ns () - t0) / 1e6;
+  if (!r->finished)
+    output_drain (r->streams, 2, 200);
   return ret;
+}
+
+/* The program has ended and its output is drained: how it ended, reported (--result).
+   The program's status, or -1 if the result could not be written. */
+int
+python_finish (struct python_run *r, struct sbx_error *err)
+{
+  r->finished = true;
+  r->res.wall_ms = (double) (monotonic_ns () - r->t0) / 1e6;
+  r->res.started = true;
+  r->res.exit_code = r->status;
+  collect_numbers (r);
+  workdir_snapshot_take (r->w.h.fd, &r->after);
+  /* Python ignores SIGXFSZ (EFBIG instead): a file the limit stopped is that long */
+  for (size_t i = 0; i < r->after.n && !r->res.fsize_reached; i++)
+    r->res.fsize_reached = S_ISREG (r->after.e[i].mode) && r->after.e[i].size >= r->c->p.fsize;
+  python_report (r);
+  r->finish_ret = python_write_result (r, err) < 0 ? -1 : r->status;
+  return r->finish_ret;
 }
 
 /* A --workdir or --rw path not the sandbox user's is bound idmapped (sandbox_workdir.c);
@@ -902,13 +728,14 @@ explain_idmap_failure (struct python_run *r, struct sbx_error *err)
 }
 
 static int
-python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, const struct sandbox_warm *warm,
+python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sandbox_warm *warm,
                 struct sbx_error *err)
 {
   struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
   struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1,
-                          .warm = warm, .warm_status_fd = -1, .warm_status = -1 };
-  int split = program_start (argc, argv), first, ret = -1;
+                          .warm = warm, .warm_status_fd = -1, .warm_status = -1,
+                          .warm_out_w = -1, .warm_err_w = -1, .warm_chan = -1 };
+  int split = python_program_start (argc, argv), first, ret = -1;
   bool reads_stdin;
 
   sandbox_policy_defaults (&c.p);
@@ -923,15 +750,10 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
       cli_usage_error (err, "python: unexpected argument '%s' (see sbx-oci python --help)", argv[first]);
       goto out;
     }
-  /* Our stdin goes to the program, unless it is a terminal and the program is not
-     "-": a one-shot sandbox is not interactive, and a terminal is the caller's. */
-  reads_stdin = !isatty (0)
-                || (split < argc
-                    && (strcmp (argv[split], "-") == 0
-                        || (strcmp (argv[split], "--") == 0 && split + 1 < argc && strcmp (argv[split + 1], "-") == 0)));
-  if (check_program_part (argc - split, argv + split, err) < 0)
+  reads_stdin = python_reads_stdin (argc - split, argv + split);
+  if (python_check_program_part (argc - split, argv + split, err) < 0)
     goto out;
-  if (c.result && strcmp (c.result, "-") != 0 && result_file_open_dir (&r, err) < 0)
+  if (c.result && strcmp (c.result, "-") != 0 && python_result_open_dir (&r, err) < 0)
     goto out;
   if (warm)
     {
@@ -953,7 +775,7 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
       c.p.python = warm->python;
     }
   sandbox_sweep_orphans (ctx);
-  if (prepare (&r, argc - split, argv + split, err) < 0 || open_streams (&r, reads_stdin, err) < 0)
+  if (prepare (&r, argc - split, argv + split, err) < 0 || python_open_streams (&r, reads_stdin, err) < 0)
     {
       if (!err->exit_hint)
         err->exit_hint = SBX_EXIT_SETUP;
@@ -982,17 +804,10 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
       explain_idmap_failure (&r, err);
       goto fail_result;
     }
-  r.res.started = true;
-  r.res.exit_code = r.status;
-  collect_numbers (&r);
-  workdir_snapshot_take (r.w.h.fd, &r.after);
-  /* Python ignores SIGXFSZ (EFBIG instead): a file the limit stopped is that long */
-  for (size_t i = 0; i < r.after.n && !r.res.fsize_reached; i++)
-    r.res.fsize_reached = S_ISREG (r.after.e[i].mode) && r.after.e[i].size >= c.p.fsize;
-  report (&r);
-  if (write_result (&r, err) < 0)
-    goto out;
-  ret = r.status;
+  /* a warm run may have finished before its container was torn down */
+  ret = r.finished ? r.finish_ret : python_finish (&r, err);
+  if (r.finished && ret < 0)
+    *err = r.finish_err;
   goto out;
 
 fail_result:
@@ -1006,7 +821,7 @@ fail_result:
     r.res.error = msg;
     r.res.started = false;
     r.res.include_output = c.result && strcmp (c.result, "-") == 0;
-    if (write_result (&r, &e2) < 0)
+    if (python_write_result (&r, &e2) < 0)
       sbx_error_clear (&e2);
   }
 out:
@@ -1018,14 +833,14 @@ out:
 static int
 run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
-  for (int i = 1; i < program_start (argc, argv); i++)
+  for (int i = 1; i < python_program_start (argc, argv); i++)
     if (strcmp (argv[i], "--connect") == 0 || strncmp (argv[i], "--connect=", 10) == 0)
-      return sandbox_connect_args (argc, argv, program_start (argc, argv), err);
+      return sandbox_connect_args (argc, argv, python_program_start (argc, argv), err);
   return python_command (ctx, cmd, argc, argv, NULL, err);
 }
 
 int
-sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, const struct sandbox_warm *warm, struct sbx_error *err)
+sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, struct sandbox_warm *warm, struct sbx_error *err)
 {
   return python_command (ctx, &cmd_python, argc, argv, warm, err);
 }

@@ -127,6 +127,64 @@ landlock_writable (const struct sandbox_policy *p)
   return s;
 }
 
+/* process.env: the sandbox's PATH (the interpreter's own bin dir first, a venv's, so
+   `python3` and its scripts resolve), HOME and TMPDIR, the caller's allow-listed
+   variables, --env, a LANG, and the numeric libraries' thread counts. */
+char **
+sandbox_process_env (const struct sandbox_policy *p, const char *python, const char *const *caller_env, size_t *n_out)
+{
+  char **env = NULL;
+  size_t n = 0;
+  char *path_env, *slash;
+  bool has_lang = false;
+#define ADD(s) (env = xrealloc (env, (n + 2) * sizeof *env), env[n++] = (s), env[n] = NULL)
+  path_env = xasprintf ("PATH=%s", python);
+  slash = strrchr (path_env, '/');
+  if (slash && slash > path_env + 5)
+    *slash = '\0';
+  else
+    path_env[5] = '\0';
+  if (strcmp (path_env + 5, "/usr/bin") == 0 || strcmp (path_env + 5, "/usr/local/bin") == 0
+      || strcmp (path_env + 5, "/bin") == 0)
+    path_env[5] = '\0';
+  ADD (xasprintf ("%s%s/usr/local/bin:/usr/bin:/bin", path_env, path_env[5] ? ":" : ""));
+  free (path_env);
+  ADD (xstrdup ("HOME=" SANDBOX_WORKDIR));
+  ADD (xstrdup ("TMPDIR=/tmp"));
+  for (const char *const *e = caller_env; e && *e; e++)
+    if (env_name_allowed (*e))
+      {
+        bool overridden = false;
+        size_t len = strcspn (*e, "=");
+        for (size_t i = 0; i < p->n_env; i++)
+          if (strncmp (p->env[i], *e, len + 1) == 0)
+            overridden = true;
+        if (!overridden)
+          ADD (xstrdup (*e));
+        has_lang |= strncmp (*e, "LANG=", 5) == 0;
+      }
+  for (size_t i = 0; i < p->n_env; i++)
+    {
+      ADD (xstrdup (p->env[i]));
+      has_lang |= strncmp (p->env[i], "LANG=", 5) == 0;
+    }
+  if (!has_lang)
+    ADD (xstrdup ("LANG=C.UTF-8"));
+  /* numeric libraries' threads per process (sandbox_opts.c says why) */
+  for (size_t k = 0; k < ARRAY_SIZE (lib_thread_vars) && p->lib_threads; k++)
+    {
+      size_t len = strlen (lib_thread_vars[k]);
+      bool given = false;
+      for (size_t i = 0; i < p->n_env; i++)
+        given |= strncmp (p->env[i], lib_thread_vars[k], len) == 0 && p->env[i][len] == '=';
+      if (!given)
+        ADD (xasprintf ("%s=%u", lib_thread_vars[k], p->lib_threads));
+    }
+#undef ADD
+  *n_out = n;
+  return env;
+}
+
 /* --------------------------------------------------------------- parts */
 
 static yajl_gen_status
@@ -135,9 +193,9 @@ gen_process (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_li
 {
   static const char *const no_caps[] = { NULL };
   static const char *const cap_sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
-  _cleanup_free_ char *path_env = NULL;
-  char *slash;
-  yajl_gen_status st;
+  char **env;
+  size_t n_env;
+  yajl_gen_status st = yajl_gen_status_ok;
   T (gen_string (g, "process"));
   T (yajl_gen_map_open (g));
   T (gen_key_bool (g, "terminal", false));
@@ -150,61 +208,16 @@ gen_process (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_li
   T (gen_string (g, "args"));
   T (gen_string_array (g, (const char *const *) r->args, r->n_args));
 
-  /* the interpreter's own bin dir first (a venv's), so `python3` and its scripts resolve */
-  path_env = xasprintf ("PATH=%s", r->python);
-  slash = strrchr (path_env, '/');
-  if (slash && slash > path_env + 5)
-    *slash = '\0';
-  else
-    path_env[5] = '\0';
-  if (strcmp (path_env + 5, "/usr/bin") == 0 || strcmp (path_env + 5, "/usr/local/bin") == 0
-      || strcmp (path_env + 5, "/bin") == 0)
-    path_env[5] = '\0';
-  {
-    char *t = xasprintf ("%s%s/usr/local/bin:/usr/bin:/bin", path_env, path_env[5] ? ":" : "");
-    free (path_env);
-    path_env = t;
-  }
   T (gen_string (g, "env"));
   T (yajl_gen_array_open (g));
-  T (gen_string (g, path_env));
-  T (gen_string (g, "HOME=" SANDBOX_WORKDIR));
-  T (gen_string (g, "TMPDIR=/tmp"));
-  {
-    bool has_lang = false;
-    for (const char *const *e = r->caller_env; e && *e; e++)
-      if (env_name_allowed (*e))
-        {
-          bool overridden = false;
-          size_t n = strcspn (*e, "=");
-          for (size_t i = 0; i < p->n_env; i++)
-            if (strncmp (p->env[i], *e, n + 1) == 0)
-              overridden = true;
-          if (!overridden)
-            T (gen_string (g, *e));
-          has_lang |= strncmp (*e, "LANG=", 5) == 0;
-        }
-    for (size_t i = 0; i < p->n_env; i++)
-      {
-        T (gen_string (g, p->env[i]));
-        has_lang |= strncmp (p->env[i], "LANG=", 5) == 0;
-      }
-    if (!has_lang)
-      T (gen_string (g, "LANG=C.UTF-8"));
-    /* numeric libraries' threads per process (sandbox_opts.c says why) */
-    for (size_t k = 0; k < ARRAY_SIZE (lib_thread_vars) && p->lib_threads; k++)
-      {
-        size_t n = strlen (lib_thread_vars[k]);
-        bool given = false;
-        for (size_t i = 0; i < p->n_env; i++)
-          given |= strncmp (p->env[i], lib_thread_vars[k], n) == 0 && p->env[i][n] == '=';
-        if (!given)
-          {
-            _cleanup_free_ char *kv = xasprintf ("%s=%u", lib_thread_vars[k], p->lib_threads);
-            T (gen_string (g, kv));
-          }
-      }
-  }
+  env = sandbox_process_env (p, r->python, r->caller_env, &n_env);
+  for (size_t i = 0; i < n_env && st == yajl_gen_status_ok; i++)
+    st = gen_string (g, env[i]);
+  for (size_t i = 0; i < n_env; i++)
+    free (env[i]);
+  free (env);
+  if (st != yajl_gen_status_ok)
+    return st;
   T (yajl_gen_array_close (g));
   T (gen_key_string (g, "cwd", SANDBOX_WORKDIR));
   T (gen_string (g, "capabilities"));

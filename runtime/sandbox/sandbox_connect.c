@@ -155,8 +155,8 @@ connect_to (const char *path, struct sbx_error *err)
 
 extern char **environ;
 
-static int
-send_request (int sock, int argc, char **argv, struct sbx_error *err)
+int
+connect_send_request (int sock, int argc, char **argv, struct sbx_error *err)
 {
   uint32_t head[4];
   size_t len = 0, off = 0, envc = 0;
@@ -233,14 +233,24 @@ sandbox_connect_run (const struct sandbox_connect *c, struct sbx_error *err)
 {
   const char *path = c->socket;
   char head[8];
-  int sock, status = -1;
-  sock = connect_to (path, err);
+  int sock = -1, status = -1;
+  /* a session that exists takes its calls itself, beside the server's socket
+     (serve_session.c): no worker of the server in between */
+  if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
+    {
+      _cleanup_free_ char *direct = xasprintf ("%s" SERVE_SESSIONS_SUFFIX "/%s", c->socket, c->session);
+      struct sbx_error ignored = { 0 };
+      sock = connect_to (direct, &ignored);
+      sbx_error_clear (&ignored);
+    }
+  if (sock < 0)
+    sock = connect_to (path, err);
   if (sock < 0)
     {
       err->exit_hint = SBX_EXIT_SETUP;
       goto out;
     }
-  if (send_request (sock, (int) c->argc, c->argv, err) < 0)
+  if (connect_send_request (sock, (int) c->argc, c->argv, err) < 0)
     {
       /* a server that refuses (busy, another user's) says why and hangs up before
          reading: its reply is the better message */
@@ -321,6 +331,10 @@ sandbox_connect_args (int argc, char **argv, int split, struct sbx_error *err)
         c.id = v;
       else if (opt && strncmp (a, "--id=", 5) == 0)
         c.id = a + 5;
+      else if (opt && v && strcmp (a, "--session") == 0)
+        c.session = v;
+      else if (opt && strncmp (a, "--session=", 10) == 0)
+        c.session = a + 10;
       c.argv[c.argc++] = argv[i];
     }
   if (!c.socket || !*c.socket)

@@ -34,5 +34,7 @@ int connect_request_read (int sock, struct connect_request *r, struct sbx_error 
 void connect_request_free (struct connect_request *r);
 void connect_reply_status (int sock, int status);
 void connect_reply_error (int sock, const char *msg);
+/* The client's side: a request of argv with our stdio, cwd and environment. */
+int connect_send_request (int sock, int argc, char **argv, struct sbx_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -141,6 +142,29 @@ output_drain (struct output_stream *streams, size_t n, int timeout_ms)
           if (r <= 0 || !read_once (s))
             finish (s);
         }
+    }
+}
+
+void
+output_drain_now (struct output_stream *streams, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      struct output_stream *s = &streams[i];
+      int avail = 0;
+      /* bounded by what the pipe held when we looked */
+      if (s->fd >= 0 && ioctl (s->fd, FIONREAD, &avail) == 0)
+        while (avail > 0 && s->fd >= 0)
+          {
+            uint64_t before = s->total;
+            if (!read_once (s))
+              break;
+            if (s->total == before)
+              break; /* nothing came (EAGAIN, EINTR) */
+            avail -= (int) (s->total - before);
+          }
+      if (s->fd >= 0)
+        finish (s);
     }
 }
 

@@ -31,6 +31,9 @@ void output_on_ready (void *data, struct pollfd *fds, size_t n);
 /* After the program is gone: read each stream to EOF (waiting at most timeout_ms for
  * data each time: whatever still holds a write end is dead or about to be). */
 void output_drain (struct output_stream *streams, size_t n, int timeout_ms);
+/* What is in the pipes now, and no more (a writer that goes on is not waited for):
+   then they are closed. */
+void output_drain_now (struct output_stream *streams, size_t n);
 void output_stream_free (struct output_stream *s);
 
 #endif

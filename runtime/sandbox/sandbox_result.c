@@ -25,7 +25,10 @@
  *   workdir             the host path (null when it was a temporary one)
  *   limits, network, degraded[], landlock_abi
  *   no_subprocess       --no-subprocess was given; then exec_refused (how many execs
- *                       the program tried) and exec_refused_paths (the first 16) */
+ *                       the program tried) and exec_refused_paths (the first 16)
+ *   session             a session's cell (--session): {name, state: "kept" (the cell
+ *                       ended: its state is the session's) or "rolled back" (it died:
+ *                       the session is as it was before it)}; null otherwise */
 #include "build-config.h"
 #include "runtime/sandbox/sandbox_result.h"
 
@@ -249,6 +252,16 @@ sandbox_result_json (const struct sandbox_result *r, size_t *len)
       GEN (gen_string (g, "exec_refused_paths"));
       GEN (gen_string_array (g, (const char *const *) r->guard->paths, r->guard->n_paths));
     }
+  if (r->session)
+    {
+      GEN (gen_string (g, "session"));
+      GEN (yajl_gen_map_open (g));
+      GEN (gen_key_string (g, "name", r->session));
+      GEN (gen_key_string (g, "state", r->session_kept ? "kept" : "rolled back"));
+      GEN (yajl_gen_map_close (g));
+    }
+  else
+    GEN (gen_key_null (g, "session"));
   GEN (yajl_gen_map_close (g));
   out = gen_finish (g, len);
 gen_fail:

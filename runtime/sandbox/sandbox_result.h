@@ -37,6 +37,8 @@ struct sandbox_result
   const struct sandbox_policy *policy;
   int landlock_abi;
   const struct exec_guard *guard; /* --no-subprocess: what it refused; NULL without */
+  const char *session; /* a session's cell: its name */
+  bool session_kept;   /* the cell's state is the session's (else rolled back) */
 };
 
 char *sandbox_result_json (const struct sandbox_result *r, size_t *len);

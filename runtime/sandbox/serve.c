@@ -44,6 +44,7 @@
 #include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/sandbox.h"
 #include "runtime/sandbox/sandbox_connect.h"
+#include "runtime/sandbox/serve.h"
 
 extern char **environ;
 extern const char sbx_warm_zygote_py[];
@@ -56,6 +57,8 @@ enum
   SV_QUEUE,
   SV_RECYCLE,
   SV_MAX_OUTPUT,
+  SV_STANDBY,
+  SV_SESSION_IDLE,
 };
 
 static const struct cli_opt serve_opts[] = {
@@ -63,6 +66,10 @@ static const struct cli_opt serve_opts[] = {
   { "preload", SV_PRELOAD, required_argument, "MOD,...", "modules the warm interpreter imports once, for every run" },
   { "max-runs", SV_MAX_RUNS, required_argument, "N", "runs at once (default 2 per CPU)" },
   { "queue", SV_QUEUE, required_argument, "N", "connections that wait for a run beyond those (default 64); more are refused" },
+  { "standby", SV_STANDBY, required_argument, "N",
+    "sandboxes made and joined by the warm interpreter before a request comes (default 2; 0: none)" },
+  { "session-idle", SV_SESSION_IDLE, required_argument, "SECONDS",
+    "a session without a call for this long ends (default 600; 0: never)" },
   { "recycle", SV_RECYCLE, required_argument, "N",
     "a new warm interpreter (a new address-space layout) every N runs (default 1000; 0: never)" },
   SANDBOX_CLI_OPT_INTERPRETER ("python"),
@@ -74,32 +81,8 @@ static const struct cli_opt serve_opts[] = {
   { NULL },
 };
 
-struct serve
-{
-  struct sbx_ctx *ctx;
-  const char *socket_path, *preload;
-  unsigned max_runs, queue_max, recycle;
-  struct sandbox_policy p;   /* the defaults, checked once here */
-  char **defaults;           /* the same as options for each run's command line */
-  size_t n_defaults;
-  char *python;              /* the interpreter, the warm one's and the sandboxes' */
-  char *lib;                 /* libsbx-warm.so */
-  int listen_fd, log_fd;
-  int zygote_fd;             /* our end of the warm interpreter's socket */
-  pid_t zygote_pid;
-  unsigned zygote_runs;      /* runs forked from it so far */
-  pid_t *workers;
-  unsigned n_workers;
-  int *queue;
-  unsigned n_queue;
-  unsigned long runs;
-  pid_t *retired; /* recycled interpreters, ending once their workers are done */
-  size_t n_retired;
-};
 
-static void
-slog (struct serve *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
-static void
+void
 slog (struct serve *s, const char *fmt, ...)
 {
   char buf[1024];
@@ -134,6 +117,10 @@ serve_opt (void *data, int key, const char *arg, struct sbx_error *err)
       return 0;
     case SV_RECYCLE:
       return cli_parse_uint ("--recycle", arg, UINT32_MAX, &s->recycle, err);
+    case SV_STANDBY:
+      return cli_parse_uint ("--standby", arg, 64, &s->standby_max, err);
+    case SV_SESSION_IDLE:
+      return cli_parse_uint ("--session-idle", arg, 86400 * 365, &s->session_idle, err);
     case SV_MAX_RUNS:
     case SV_QUEUE:
       if (cli_parse_uint (key == SV_MAX_RUNS ? "--max-runs" : "--queue", arg, 4096, &v, err) < 0)
@@ -268,6 +255,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
   s->zygote_fd = sv[0];
   s->zygote_pid = pid;
   s->zygote_runs = 0;
+  s->standby_failures = 0; /* a new interpreter: standbys may work again */
   return 0;
 }
 
@@ -287,54 +275,181 @@ zygote_stop (struct serve *s)
 
 /* ------------------------------------------------------------- a run */
 
-/* In the worker: the client's request, its fds, then the run as `python` would do
-   it with the client's argv, cwd and stdio, and the status back. */
-static void __attribute__ ((noreturn))
-worker_main (struct serve *s, int client)
+/* In a worker (a fork of the server): what of the server it must not hold. */
+static void
+worker_setup (struct serve *s)
 {
-  struct connect_request req = { 0 };
-  struct sbx_error err = { 0 };
-  struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python };
-  char **argv;
-  size_t argc = 0;
-  int status;
   sigset_t none;
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
   prctl (PR_SET_PDEATHSIG, SIGTERM);
   close (s->listen_fd);
+  close (s->notify_fd[0]);
   for (unsigned i = 0; i < s->n_queue; i++)
     close (s->queue[i]);
-  if (connect_request_read (client, &req, &err) < 0)
+  /* another standby's ctl held here would keep it from seeing the server's end */
+  for (unsigned i = 0; i < s->n_standbys; i++)
+    close (s->standbys[i].ctl);
+}
+
+/* The client's request: its stdio, cwd and environment become the worker's, as a
+   one-shot run would have had them. */
+int
+take_request (struct serve *s, int client, struct sbx_error *err)
+{
+  if (connect_request_read (client, &s->req, err) < 0)
+    return -1;
+  if (dup2 (s->req.fds[0], 0) < 0 || dup2 (s->req.fds[1], 1) < 0 || dup2 (s->req.fds[2], 2) < 0
+      || fchdir (s->req.fds[3]) < 0)
     {
-      _cleanup_free_ char *msg = sbx_error_string (&err);
-      slog (s, "a request could not be read: %s", msg);
-      _exit (1);
-    }
-  /* the client's view: its stdio and its cwd */
-  if (dup2 (req.fds[0], 0) < 0 || dup2 (req.fds[1], 1) < 0 || dup2 (req.fds[2], 2) < 0 || fchdir (req.fds[3]) < 0)
-    {
+      sbx_error_set (err, errno, "the client's stdio or cwd");
       connect_reply_status (client, SBX_EXIT_SETUP);
-      _exit (1);
+      return -1;
     }
   for (int i = 0; i < 4; i++)
-    close (req.fds[i]);
-  /* the client's environment, as a one-shot run would have inherited it */
-  environ = req.env;
-  argv = xmalloc0 ((1 + s->n_defaults + req.argc + 1) * sizeof *argv);
-  argv[argc++] = "python";
+    close (s->req.fds[i]);
+  environ = s->req.env;
+  return 0;
+}
+
+/* python's command line in a worker: the server's options, then the client's. */
+char **
+run_argv (struct serve *s, char **argv, size_t argc, int *out)
+{
+  char **all = xmalloc0 ((1 + s->n_defaults + argc + 1) * sizeof *all);
+  size_t n = 0;
+  all[n++] = "python";
   for (size_t i = 0; i < s->n_defaults; i++)
-    argv[argc++] = s->defaults[i];
-  for (size_t i = 0; i < req.argc; i++)
-    argv[argc++] = req.argv[i];
-  status = sandbox_python_warm (s->ctx, (int) argc, argv, &warm, &err);
+    all[n++] = s->defaults[i];
+  for (size_t i = 0; i < argc; i++)
+    all[n++] = argv[i];
+  *out = (int) n;
+  return all;
+}
+
+/* The run of a request taken, from the start; its status for the client, or -1 if
+   the client has it already. */
+static int
+run_request (struct serve *s, int client)
+{
+  struct sbx_error err = { 0 };
+  struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python };
+  int argc, status = serve_session (s, client);
+  _cleanup_free_ char **argv = NULL;
+  if (status != SERVE_NOT_A_SESSION)
+    return status;
+  argv = run_argv (s, s->req.argv, s->req.argc, &argc);
+  status = sandbox_python_warm (s->ctx, argc, argv, &warm, &err);
+  if (warm.replied)
+    return -1;
   if (status < 0)
     {
       _cleanup_free_ char *msg = sbx_error_string (&err);
       sbx_log_write (&s->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
       status = err.exit_hint ? err.exit_hint : 1;
     }
-  connect_reply_status (client, status);
+  return status;
+}
+
+static void __attribute__ ((noreturn))
+worker_main (struct serve *s, int client)
+{
+  struct sbx_error err = { 0 };
+  worker_setup (s);
+  if (take_request (s, client, &err) < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      slog (s, "a request could not be read: %s", msg);
+      _exit (1);
+    }
+  {
+    int status = run_request (s, client);
+    if (status >= 0)
+      connect_reply_status (client, status);
+  }
+  _exit (0);
+}
+
+/* sandbox_warm.await_request of a standby: the server hands a client over on ctl
+   (its end closed: the server is stopping); the fork's report on watch_fd while
+   waiting means it is gone. */
+static int
+standby_await (struct sandbox_warm *w, int watch_fd, char ***argv, size_t *argc, struct sbx_error *err)
+{
+  struct serve *s = w->data;
+  struct pollfd pfd[2] = { { .fd = s->ctl_fd, .events = POLLIN }, { .fd = watch_fd, .events = POLLIN } };
+  char buf[8], cbuf[CMSG_SPACE (sizeof (int))];
+  struct iovec iov = { .iov_base = buf, .iov_len = sizeof buf };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *cm;
+  int client = -1;
+  ssize_t n;
+  while (poll (pfd, 2, -1) < 0)
+    if (errno != EINTR)
+      return sbx_error_set (err, errno, "standby: poll");
+  if (!(pfd[0].revents & POLLIN))
+    {
+      char why[512] = "";
+      n = read (watch_fd, why, sizeof why - 1);
+      why[n > 0 ? n : 0] = '\0';
+      why[strcspn (why, "\n")] = '\0';
+      return sbx_error_set (err, 0, "the warm interpreter's fork ended while standing by%s%s", *why ? ": " : "", why);
+    }
+  n = recvmsg (s->ctl_fd, &mh, MSG_CMSG_CLOEXEC);
+  for (cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN (sizeof (int)))
+      memcpy (&client, CMSG_DATA (cm), sizeof client);
+  if (n <= 0 || client < 0)
+    {
+      s->stopping = true;
+      return sbx_error_set (err, 0, "the server is stopping");
+    }
+  w->client_fd = client;
+  if (take_request (s, client, err) < 0)
+    return -1;
+  *argv = s->req.argv;
+  *argc = s->req.argc;
+  return 0;
+}
+
+/* A standby: the sandbox of the server's options made, the warm fork joined, then
+   the request of the client the server hands over. */
+static void __attribute__ ((noreturn))
+standby_main (struct serve *s, int ctl)
+{
+  struct sbx_error err = { 0 };
+  struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = -1, .python = s->python,
+                               .await_request = standby_await, .data = s };
+  static char *placeholder[] = { "-c", "pass" };
+  int argc, status;
+  _cleanup_free_ char **argv = run_argv (s, placeholder, 2, &argc);
+  worker_setup (s);
+  s->ctl_fd = ctl;
+  status = sandbox_python_warm (s->ctx, argc, argv, &warm, &err);
+  if (warm.client_fd < 0)
+    {
+      /* no client: the server is stopping, or this sandbox could not be made */
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      if (s->stopping)
+        _exit (0);
+      slog (s, "a standby failed: %s", msg ? msg : "no reason given");
+      _exit (1);
+    }
+  if (warm.fallback)
+    {
+      sbx_error_clear (&err);
+      status = run_request (s, warm.client_fd);
+    }
+  else if (warm.replied)
+    status = -1;
+  else if (status < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      sbx_log_write (&s->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
+      status = err.exit_hint ? err.exit_hint : 1;
+    }
+  if (status >= 0)
+    connect_reply_status (warm.client_fd, status);
   _exit (0);
 }
 
@@ -394,6 +509,65 @@ start_worker (struct serve *s, int client)
   s->zygote_runs++;
 }
 
+/* Up to --standby sandboxes made ahead, from the warm interpreter of now; not after
+   three in a row ended without a client (they cannot be made: each run says why). */
+static void
+fill_standbys (struct serve *s)
+{
+  while (s->n_standbys < s->standby_max && s->zygote_fd >= 0 && s->standby_failures < 3)
+    {
+      int sv[2];
+      pid_t pid;
+      recycle_zygote (s);
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return;
+      pid = fork ();
+      if (pid < 0)
+        {
+          close (sv[0]);
+          close (sv[1]);
+          return;
+        }
+      if (pid == 0)
+        {
+          close (sv[0]);
+          standby_main (s, sv[1]);
+        }
+      close (sv[1]);
+      s->standbys[s->n_standbys++] = (struct standby) { .pid = pid, .ctl = sv[0] };
+      s->zygote_runs++;
+    }
+}
+
+/* The client to the oldest standby (the likeliest to be ready): true if one took it. */
+static bool
+hand_to_standby (struct serve *s, int client)
+{
+  while (s->n_standbys > 0)
+    {
+      struct standby sb = s->standbys[0];
+      ssize_t sent;
+      memmove (s->standbys, s->standbys + 1, --s->n_standbys * sizeof *s->standbys);
+      sent = fd_send_with_fds (sb.ctl, "GO", 2, &client, 1);
+      close (sb.ctl);
+      if (sent < 0)
+        continue; /* it ended: reap says why */
+      close (client);
+      s->workers[s->n_workers++] = sb.pid;
+      s->runs++;
+      /* its replacement is made when a run ends (reap): not beside this one */
+      return true;
+    }
+  return false;
+}
+
+static void
+take_client (struct serve *s, int client)
+{
+  if (!hand_to_standby (s, client))
+    start_worker (s, client);
+}
+
 static void
 on_connection (struct serve *s)
 {
@@ -410,8 +584,9 @@ on_connection (struct serve *s)
       return;
     }
   /* its last restart failed: one more try, else the client hears why now rather
-     than waiting for an interpreter that may never come */
-  if (s->zygote_fd < 0)
+     than waiting for an interpreter that may never come (a standby made before
+     needs none, unless its client asks for a sandbox of its own) */
+  if (s->zygote_fd < 0 && !(s->n_standbys > 0 && s->n_workers < s->max_runs))
     {
       struct sbx_error err = { 0 };
       if (zygote_start (s, &err) < 0)
@@ -424,7 +599,7 @@ on_connection (struct serve *s)
         }
     }
   if (s->n_workers < s->max_runs)
-    start_worker (s, client);
+    take_client (s, client);
   else if (s->n_queue < s->queue_max)
     s->queue[s->n_queue++] = client;
   else
@@ -434,6 +609,31 @@ on_connection (struct serve *s)
                 s->n_workers, s->n_queue);
       refuse (s, client, why);
     }
+}
+
+static void start_queued (struct serve *s);
+
+/* A worker that became a session (serve_session.c): not a run any more. */
+static void
+on_notify (struct serve *s)
+{
+  char msg[32];
+  ssize_t n = recv (s->notify_fd[0], msg, sizeof msg - 1, MSG_DONTWAIT);
+  int pid;
+  if (n <= 0)
+    return;
+  msg[n] = '\0';
+  if (sscanf (msg, "S %d", &pid) != 1)
+    return;
+  for (unsigned i = 0; i < s->n_workers; i++)
+    if (s->workers[i] == pid)
+      {
+        s->workers[i] = s->workers[--s->n_workers];
+        s->sessions = xrealloc (s->sessions, (s->n_sessions + 1) * sizeof *s->sessions);
+        s->sessions[s->n_sessions++] = pid;
+        start_queued (s);
+        return;
+      }
 }
 
 static void
@@ -462,18 +662,40 @@ reap (struct serve *s, struct sbx_error *err)
         if (s->workers[i] == pid)
           {
             s->workers[i] = s->workers[--s->n_workers];
+            if (WIFEXITED (st) && WEXITSTATUS (st) == 0)
+              s->standby_failures = 0;
             break;
           }
+      for (unsigned i = 0; i < s->n_standbys; i++)
+        if (s->standbys[i].pid == pid)
+          {
+            /* ended without a client: its log line says why */
+            close (s->standbys[i].ctl);
+            memmove (s->standbys + i, s->standbys + i + 1, (--s->n_standbys - i) * sizeof *s->standbys);
+            s->standby_failures++;
+            break;
+          }
+      for (unsigned i = 0; i < s->n_sessions; i++)
+        if (s->sessions[i] == pid)
+          s->sessions[i] = s->sessions[--s->n_sessions];
       for (size_t i = 0; i < s->n_retired; i++)
         if (s->retired[i] == pid)
           s->retired[i] = s->retired[--s->n_retired];
     }
+  start_queued (s);
+}
+
+/* Runs for those waiting, as far as --max-runs lets; the standbys made again. */
+static void
+start_queued (struct serve *s)
+{
   while (s->n_queue > 0 && s->n_workers < s->max_runs && s->zygote_fd >= 0)
     {
       int client = s->queue[0];
       memmove (s->queue, s->queue + 1, --s->n_queue * sizeof *s->queue);
-      start_worker (s, client);
+      take_client (s, client);
     }
+  fill_standbys (s);
 }
 
 static int
@@ -535,6 +757,18 @@ shut_down (struct serve *s)
   s->n_queue = 0;
   close (s->listen_fd);
   unlink (s->socket_path);
+  /* a standby ends at its ctl's EOF, and is waited for as a worker */
+  for (unsigned i = 0; i < s->n_standbys; i++)
+    {
+      close (s->standbys[i].ctl);
+      s->workers[s->n_workers++] = s->standbys[i].pid;
+    }
+  s->n_standbys = 0;
+  /* sessions end their cell and their sandbox on SIGTERM, as runs do */
+  s->workers = xrealloc (s->workers, (s->n_workers + s->n_sessions + 1) * sizeof *s->workers);
+  for (unsigned i = 0; i < s->n_sessions; i++)
+    s->workers[s->n_workers++] = s->sessions[i];
+  s->n_sessions = 0;
   for (unsigned i = 0; i < s->n_workers; i++)
     kill (s->workers[i], SIGTERM);
   while (s->n_workers > 0 && monotonic_ns () < give_up)
@@ -565,7 +799,8 @@ shut_down (struct serve *s)
 static int
 run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
-  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000 };
+  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000,
+                     .standby_max = 2, .ctl_fd = -1, .session_idle = 600, .notify_fd = { -1, -1 } };
   sigset_t set;
   int sfd = -1, first, ret = -1;
   long cpus = sysconf (_SC_NPROCESSORS_ONLN);
@@ -592,7 +827,9 @@ run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv
   s.python = s.p.python ? xstrdup (s.p.python) : sandbox_default_python (err);
   if (s.log_fd < 0 || !s.python || !(s.lib = find_warm_lib (err)))
     goto out;
-  s.workers = xmalloc0 (s.max_runs * sizeof *s.workers);
+  /* standbys become workers when stopping */
+  s.workers = xmalloc0 ((s.max_runs + s.standby_max) * sizeof *s.workers);
+  s.standbys = xmalloc0 ((s.standby_max + 1) * sizeof *s.standbys);
   s.queue = xmalloc0 ((s.queue_max + 1) * sizeof *s.queue);
   /* signals arrive on the signalfd; orphaned forks of the interpreter come to us */
   sigemptyset (&set);
@@ -608,15 +845,18 @@ run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv
       sbx_error_set (err, errno, "serve: signalfd");
       goto out;
     }
-  if (zygote_start (&s, err) < 0 || listen_on (&s, err) < 0)
+  if (zygote_start (&s, err) < 0 || listen_on (&s, err) < 0 || serve_sessions_init (&s, err) < 0)
     goto out;
-  slog (&s, "listening on %s: %s with %s imported, up to %u runs at once", s.socket_path, s.python,
-        s.preload ? s.preload : "nothing", s.max_runs);
+  slog (&s, "listening on %s: %s with %s imported, up to %u runs at once, %u standing by", s.socket_path, s.python,
+        s.preload ? s.preload : "nothing", s.max_runs, s.standby_max);
+  fill_standbys (&s);
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN }, { .fd = s.listen_fd, .events = POLLIN } };
+      struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
+                               { .fd = s.listen_fd, .events = POLLIN },
+                               { .fd = s.notify_fd[0], .events = POLLIN } };
       struct signalfd_siginfo si;
-      if (poll (pfd, 2, -1) < 0)
+      if (poll (pfd, 3, -1) < 0)
         {
           if (errno == EINTR)
             continue;
@@ -637,6 +877,8 @@ run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv
               break;
             }
         }
+      if (pfd[2].revents & POLLIN)
+        on_notify (&s);
       if (pfd[1].revents & POLLIN)
         on_connection (&s);
     }
@@ -647,14 +889,21 @@ out:
       unlink (s.socket_path);
     }
   zygote_stop (&s);
+  serve_sessions_remove_dir (&s);
+  for (int i = 0; i < 2; i++)
+    if (s.notify_fd[i] >= 0)
+      close (s.notify_fd[i]);
   if (sfd >= 0)
     close (sfd);
   for (size_t i = 0; i < s.n_defaults; i++)
     free (s.defaults[i]);
   free (s.defaults);
   free (s.workers);
+  free (s.standbys);
   free (s.queue);
   free (s.retired);
+  free (s.sessions);
+  free (s.session_dir);
   free (s.python);
   free (s.lib);
   sandbox_policy_free (&s.p);

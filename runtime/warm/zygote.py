@@ -1,14 +1,16 @@
 # The warm interpreter of `sbx-oci serve` (runtime/sandbox/serve.c starts it as
 #   python3 -s -E -c 'import os; exec(compile(os.pread(4, ...), ...))' 3 LIB PRELOAD
-# with this file on fd 4, its socket on fd 3 and the environment a sandbox gets). It imports the preload modules once, then
-# forks once per run. The fork joins that run's sandbox through libsbx-warm.so
-# (runtime/warm/warm_enter.c: the engine's `exec`, without the exec) and, once it is
-# the sandbox's process, runs the program as `python3` would have.
+# with this file on fd 4, its socket on fd 3 and the environment a sandbox gets). It
+# imports the preload modules once, then forks once per run. The fork joins that
+# run's sandbox through libsbx-warm.so (runtime/warm/warm_enter.c: the engine's
+# `exec`, without the exec) and, once it is the sandbox's process, waits on its run
+# channel for the program, which it runs as `python3` would have. The server may have
+# the fork join before any client asked (a standby, runtime/sandbox/python_warm.c).
 #
 # What passes through this process is only what names a run (its state root and
-# container id) and the fds of its streams: the program, its arguments and its
-# environment come on fd 3, which only the fork reads, once inside. Nothing of one
-# run is in the memory that the next run's fork starts from.
+# container id) and fds: the program, its arguments and its environment come on the
+# run channel, which only the fork reads, once inside. Nothing of one run is in the
+# memory that the next run's fork starts from.
 import atexit
 import ctypes
 import io
@@ -22,6 +24,7 @@ import traceback
 import types
 
 ZYGOTE_FILE = "<sbx-oci-zygote>"
+CHANNEL = None  # a joined fork's run channel (fd 3), made before the join
 
 
 def read_all(fd):
@@ -33,15 +36,43 @@ def read_all(fd):
         chunks.append(chunk)
 
 
-def c_environ():
-    """The environment the join set (the process's, from its config)."""
-    envp = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
-    env, i = {}, 0
-    while envp[i] is not None:
-        key, _, value = envp[i].partition(b"=")
-        env[key] = value
-        i += 1
-    return env
+def warm_up():
+    """What the run will do first, done once while waiting for it: in this fork, the
+    first write to a page of the interpreter's is a copy of it (the environment, the
+    streams, the compiler), which would otherwise be paid with the client waiting."""
+    reopen_stdio()
+    env = dict(os.environb)
+    os.environb.clear()
+    os.environb.update(env)
+    compile("pass", "<string>", "exec")
+
+
+def receive_program():
+    """The program, from the run channel (fd 3): its arguments and environment on a
+    sealed memfd (the number of arguments, the arguments, the environment, each
+    NUL-terminated), and its stdin, which becomes fd 0. Sent once a client asked."""
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(CHANNEL, 16, 2)
+            break
+        except InterruptedError:
+            continue
+    if msg != b"PROG" or len(fds) != 2:
+        os._exit(0)  # the worker gave the run up before it had a program
+    program, stdin = fds
+    os.dup2(stdin, 0)
+    os.close(stdin)
+    return read_program(program)
+
+
+def read_program(program):
+    """The memfd: the number of arguments, the arguments, the environment (closed)."""
+    words = read_all(program).split(b"\0")[:-1]
+    os.close(program)
+    n = int(words[0])
+    args = [a.decode("utf-8", "surrogateescape") for a in words[1:1 + n]]
+    env = dict(kv.partition(b"=")[::2] for kv in words[1 + n:])
+    return args, env
 
 
 def reopen_stdio():
@@ -75,7 +106,7 @@ def exit_code(exc):
 
 
 def run_program():
-    """In the sandbox now: run what fd 3 names, as `python3 ARGS` would, and exit.
+    """In the sandbox now: run what the run channel sends, as `python3 ARGS` would, and exit.
 
     Every module this needs was imported before the fork: an import now could meet
     the program's limits (its --nofile, say) instead of the program."""
@@ -83,9 +114,8 @@ def run_program():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    args = [a.decode("utf-8", "surrogateescape") for a in read_all(3).split(b"\0")[:-1]]
-    os.close(3)
-    env = c_environ()
+    warm_up()
+    args, env = receive_program()
     os.environb.clear()
     os.environb.update(env)
     reopen_stdio()
@@ -95,6 +125,36 @@ def run_program():
         sys.modules["numpy.random"].seed()
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
+    code = execute(args, main)
+    # What the interpreter does at exit that a program can see: wait for its threads,
+    # run its atexit handlers, flush. Not the teardown of every module, which with
+    # numpy and pandas loaded takes longer than the run.
+    try:
+        threading._shutdown()
+        atexit._run_exitfuncs()
+    finally:
+        flush_streams()
+    # the output is written: the worker ends the run on this, without waiting for
+    # this process's exit and its waiter's report
+    try:
+        CHANNEL.send(b"EXIT %d" % code)
+    except OSError:
+        pass
+    os._exit(code)
+
+
+def flush_streams():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+def execute(args, main):
+    """ARGS (the interpreter's, from its options on) as `python3 ARGS` runs them, in the
+    namespace of MAIN: the exit status it comes to (an exception printed as the
+    interpreter prints it)."""
     rest = args[1:]
     try:
         if rest[0] == "-c":
@@ -117,19 +177,99 @@ def run_program():
     except BaseException as e:  # what the interpreter does with an uncaught one
         print_exception(e)
         code = 1
-    # What the interpreter does at exit that a program can see: wait for its threads,
-    # run its atexit handlers, flush. Not the teardown of every module, which with
-    # numpy and pandas loaded takes longer than the run.
-    try:
-        threading._shutdown()
-        atexit._run_exitfuncs()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
+    return code
+
+
+def run_session():
+    """In the sandbox now, as a session's last good state: each cell the run channel
+    sends runs in a fork of this process. A cell that ends (normally, by an exception
+    or by SystemExit) becomes the session's last good state, and this process exits;
+    one that dies (a crash, os._exit, the OOM killer, the worker's kill at its
+    timeout) leaves this process as it was, which says so and waits for the next.
+
+    The channel: "CELL" with the cell's program (the memfd of receive_program), its
+    stdin, stdout and stderr; to the worker "FORKED" with a pidfd of the cell, then
+    "DONE CODE" (the cell's state kept) or "LOST STATUS SIGNAL" (rolled back)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    warm_up()
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    null = os.open("/dev/null", os.O_RDWR)
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(CHANNEL, 16, 4)
+        except InterruptedError:
+            continue
+        except OSError:
+            os._exit(0)
+        if msg != b"CELL" or len(fds) != 4:
+            os._exit(0)  # the session is ended
+        program, stdin, stdout, stderr = fds
+        commit_r, commit_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            # the cell: its own process group (what it starts goes with it if it is
+            # rolled back), the first the OOM killer takes
+            os.close(commit_r)
+            os.setpgid(0, 0)
             try:
-                stream.flush()
-            except Exception:
+                with open("/proc/self/oom_score_adj", "w") as f:
+                    f.write("1000")
+            except OSError:
                 pass
-    os._exit(code)
+            for fd, to in ((stdin, 0), (stdout, 1), (stderr, 2)):
+                os.dup2(fd, to)
+                os.close(fd)
+            args, env = read_program(program)
+            os.environb.clear()
+            os.environb.update(env)
+            reopen_stdio()
+            code = execute(args, main)
+            flush_streams()
+            # its output is complete: the pipes are the worker's to read to the end
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            try:
+                os.write(commit_w, b"%d" % code)  # the last good state is this one now
+            except OSError:
+                CHANNEL.send(b"DONE %d" % code)  # the previous one is gone: say it here
+            os.close(commit_w)
+            continue
+        for fd in (program, stdin, stdout, stderr, commit_w):
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        try:
+            socket.send_fds(CHANNEL, [b"FORKED"], [pidfd])
+        except OSError:
+            pass
+        os.close(pidfd)
+        got = b""
+        while True:
+            try:
+                got = os.read(commit_r, 16)
+                break
+            except InterruptedError:
+                continue
+        os.close(commit_r)
+        if got:
+            try:
+                CHANNEL.send(b"DONE " + got)
+            except OSError:
+                pass
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        try:
+            os.killpg(pid, signal.SIGKILL)  # what the cell started
+        except OSError:
+            pass
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        code = 128 + sig if sig else os.WEXITSTATUS(status)
+        try:
+            CHANNEL.send(b"LOST %d %d" % (code, sig))
+        except OSError:
+            os._exit(0)
 
 
 def serve_runs(sock, enter):
@@ -141,7 +281,7 @@ def serve_runs(sock, enter):
         if not msg:
             os._exit(0)  # the server is gone
         parts = msg.split(b"\0")
-        if len(fds) != 5 or len(parts) < 3 or parts[0] != b"RUN":
+        if len(fds) != 5 or len(parts) < 3 or parts[0] not in (b"RUN", b"SES"):
             for fd in fds:
                 os.close(fd)
             continue
@@ -152,17 +292,21 @@ def serve_runs(sock, enter):
         # the fork that joins the run
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         sock.close()
-        stdin, stdout, stderr, program, status_fd = fds
-        for fd, to in ((stdin, 0), (stdout, 1), (stderr, 2), (program, 3)):
+        stdin, stdout, stderr, channel, status_fd = fds
+        for fd, to in ((stdin, 0), (stdout, 1), (stderr, 2), (channel, 3)):
             os.dup2(fd, to)
-        for fd in (stdin, stdout, stderr, program):
+        for fd in (stdin, stdout, stderr, channel):
             if fd > 3:
                 os.close(fd)
         info = (ctypes.c_longlong * 5)()
         err = ctypes.create_string_buffer(1024)
+        global CHANNEL
+        CHANNEL = socket.socket(fileno=3)
         r = enter(parts[1], parts[2], info, err, len(err))
         if r == 0:
-            run_program()
+            os.set_inheritable(3, False)  # the channel is not for the programs it starts
+            run_session() if parts[0] == b"SES" else run_program()
+        CHANNEL.detach()  # the join closed it on this side
         try:
             os.write(status_fd, b"OK %d %d %d %d %d\n" % tuple(info) if r == 1 else b"ERR " + err.value + b"\n")
         except OSError:

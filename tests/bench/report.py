@@ -16,7 +16,9 @@ TITLES = {
     "idle": "back-to-back / after an idle gap",
     "phases": "create, start, delete timed alone (bb-base)",
     "soak": "sequential runs of sbx-oci (bb-base)",
-    "warm": "through sbx-oci serve (numpy and pandas preloaded) beside the interpreter alone and one-shot",
+    "warm": "through sbx-oci serve (numpy and pandas preloaded) beside the interpreter alone and one-shot, "
+            "50 ms between runs",
+    "warm-b2b": "through sbx-oci serve, back to back (a run may wait for its standby to be made)",
 }
 
 
@@ -56,7 +58,7 @@ def ratio(scn, a, b):
         ratios.append((scn, f"{a} / {b}{note}", f"{ra / rb:.2f}×", f"{ra - rb:+.2f} ms"))
 
 
-for scn in ["true", "py", "pycmd", "limits", "seccomp", "userns", "idle", "phases", "warm"]:
+for scn in ["true", "py", "pycmd", "limits", "seccomp", "userns", "idle", "phases", "warm", "warm-b2b"]:
     rows = load(scn)
     if rows:
         table(scn, rows)
@@ -70,6 +72,7 @@ ratio("pycmd", "sbx-oci python -c pass", "direct")
 # issue 17: through the warm server against the bare interpreter (targets 0.3x and 0.1x)
 ratio("warm", "sbx-oci python --connect -c print(1)", "python3 -c pass")
 ratio("warm", "sbx-oci python --connect import numpy, pandas", "python3 import numpy, pandas")
+ratio("warm-b2b", "sbx-oci python --connect -c print(1)", "python3 -c pass")
 # what each feature adds, per runtime, within its scenario's table
 for scn, a, b in [("limits", "bb-limits", "bb-base"), ("seccomp", "bb-seccomp", "bb-base"),
                   ("seccomp", "bb-seccomp-limits", "bb-base"), ("userns", "bb-userns", "bb-base")]:

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 17's numbers: runs through `sbx-oci serve` (a warm interpreter with numpy and
 # pandas preloaded) beside the interpreter alone and the one-shot sandbox, in one
-# hyperfine invocation (warm.json); then WARM_SOAK_RUNS (default 10000) sequential runs
+# hyperfine invocation with a pause between runs (warm.json), and back to back
+# (warm-b2b.json); then WARM_SOAK_RUNS (default 10000) sequential runs
 # through the one server with what would show a leak counted before and after (the
 # server's and its interpreter's RSS and fds, host mounts, cgroups, state dirs,
 # processes: warm-soak.tsv), and WARM_CLIENTS (default 8) clients at once for
@@ -27,19 +28,30 @@ for _ in $(seq 600); do
 done
 CONNECT="$SBX_OCI python --connect $SOCK"
 
-hf warm -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
+# 50 ms between runs (hyperfine --prepare, not timed), for every command alike: an
+# agent's calls come with its thinking between them, and in that pause the server
+# makes the standby (a sandbox joined ahead: serve --standby) that the next run takes.
+# Back to back, a run may also wait for one to be made: warm-b2b below.
+hf warm --prepare "sleep 0.05" -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
 	-n "sbx-oci python -c pass" "$BIN/idexec ${SBX[*]} python --python $PY -c pass" \
 	-n "sbx-oci python --connect -c print(1)" "$BIN/idexec $CONNECT -c print(1)" \
 	-n "python3 import numpy, pandas" "$BIN/idexec $PY -c 'import numpy, pandas; print(1)'" \
 	-n "sbx-oci python import numpy, pandas" "$BIN/idexec ${SBX[*]} python --python $PY -c 'import numpy, pandas; print(1)'" \
 	-n "sbx-oci python --connect import numpy, pandas" "$BIN/idexec $CONNECT -c 'import numpy, pandas; print(1)'" \
 	-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop"
+hf warm-b2b -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
+	-n "sbx-oci python --connect -c print(1)" "$BIN/idexec $CONNECT -c print(1)" \
+	-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop"
 
 count() {
-	# the warm interpreter of now: the server's one child when no run is going
-	# (--recycle replaces it every 1000 runs)
-	local zygote
-	zygote=$(ps -o pid= --ppid "$server" | head -1 | tr -d ' ')
+	# idle first: the last run torn down, its standby made again
+	sleep 1
+	# the warm interpreter of now: the server's child that runs the zygote (--recycle
+	# replaces it every 1000 runs; the other children are the standbys' workers)
+	local zygote p
+	for p in $(ps -o pid= --ppid "$server"); do
+		grep -q sbx-oci-zygote "/proc/$p/cmdline" 2>/dev/null && zygote=$p
+	done
 	echo "server_rss_kb $(awk '/^VmRSS/ { print $2 }' "/proc/$server/status")"
 	echo "server_fds $(ls "/proc/$server/fd" | wc -l)"
 	echo "interpreter_rss_kb $(awk '/^VmRSS/ { print $2 }' "/proc/$zygote/status" 2>/dev/null || echo gone)"

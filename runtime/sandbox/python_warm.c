@@ -1,0 +1,444 @@
+/* Warm runs: `sbx-oci python` as the worker of `sbx-oci serve` runs it (serve.c).
+ *
+ * The container's own program only holds the run's namespaces, cgroup and mounts
+ * (run.sbx-oci.init: hold). Once it runs, the warm interpreter (runtime/warm/zygote.py)
+ * is asked to fork; the fork joins the container through libsbx-warm.so as pid 2, with
+ * the program's stdout and stderr, a run channel on its fd 3 and, outside, a waiter
+ * that reports on the status pipe how the program ended. Once joined, the fork reads
+ * the program from the run channel: a sealed memfd (its arguments and environment)
+ * and its stdin. The zygote itself only ever sees a state root, a container id and fds.
+ *
+ * Standing by (sandbox_warm.await_request), all of that but the program is done before
+ * any client asks: the request is then adopted into the run already made (its stdio,
+ * cwd, environment, program, and the per-run options --timeout, --max-output and
+ * --result), and the joined fork is sent its program at once. A request that asks
+ * for more (a sandbox option of its own, a SCRIPT, an --id) needs a sandbox of its
+ * own: the standby is given up (sandbox_warm.fallback) and the request run afresh. */
+#include "build-config.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "runtime/base/util.h"
+#include "runtime/foreground.h"
+#include "runtime/sandbox/commands.h"
+#include "runtime/sandbox/python_run.h"
+#include "runtime/sandbox/sandbox_connect.h"
+
+extern char **environ;
+
+/* The program for the fork to read once inside: a sealed memfd of NUL-terminated
+   strings: the number of arguments, the arguments, then the environment. */
+int
+python_warm_program_fd (struct python_run *r, struct sbx_error *err)
+{
+  size_t n_env = 0;
+  char **env = sandbox_process_env (&r->c->p, r->interp.executable, (const char *const *) environ, &n_env);
+  char count[32];
+  int fd = memfd_create ("sbx-program", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    sbx_error_set (err, errno, "memfd_create");
+  else
+    {
+      snprintf (count, sizeof count, "%zu", r->n_args);
+      fd_write_all (fd, count, strlen (count) + 1);
+      for (size_t i = 0; i < r->n_args; i++)
+        fd_write_all (fd, r->args[i], strlen (r->args[i]) + 1);
+      for (size_t i = 0; i < n_env; i++)
+        fd_write_all (fd, env[i], strlen (env[i]) + 1);
+      if (lseek (fd, 0, SEEK_SET) < 0
+          || fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
+        {
+          sbx_error_set (err, errno, "seal the program's memfd");
+          close (fd);
+          fd = -1;
+        }
+    }
+  for (size_t i = 0; i < n_env; i++)
+    free (env[i]);
+  free (env);
+  return fd;
+}
+
+/* The program and its stdin, to the joined fork on the run channel. */
+static int
+send_program (struct python_run *r, int chan, struct sbx_error *err)
+{
+  int program = python_warm_program_fd (r, err), ret = -1;
+  if (program < 0)
+    return -1;
+  {
+    int fds[2] = { program, r->stdin_fd };
+    if (fd_send_with_fds (chan, "PROG", 4, fds, 2) < 0)
+      sbx_error_set (err, errno, "the warm fork is gone (send the program)");
+    else
+      ret = 0;
+  }
+  close (program);
+  close (r->stdin_fd); /* the fork's now: EOF must reach the program */
+  r->stdin_fd = -1;
+  return ret;
+}
+
+/* Options a standby's run takes as they are: they do not change the sandbox. */
+static bool
+per_run_option (const char *arg, bool *takes_value)
+{
+  static const char *const names[] = { "timeout", "max-output", "result" };
+  size_t n;
+  if (strncmp (arg, "--", 2) != 0)
+    return false;
+  arg += 2;
+  n = strcspn (arg, "=");
+  for (size_t i = 0; i < ARRAY_SIZE (names); i++)
+    if (strlen (names[i]) == n && strncmp (arg, names[i], n) == 0)
+      {
+        *takes_value = arg[n] != '=';
+        return true;
+      }
+  return false;
+}
+
+/* Whether a client's command line (argv[0] "python") fits a standby's sandbox: only
+   per-run options, and a program that needs no mount (-c, -m, -). */
+static bool
+request_fits (int argc, char **argv, int split)
+{
+  int i;
+  for (i = 1; i < split; i++)
+    {
+      bool value;
+      if (!per_run_option (argv[i], &value))
+        return false;
+      if (value)
+        i++;
+    }
+  if (split < argc && strcmp (argv[split], "--") == 0)
+    split++;
+  return split < argc
+         && (strcmp (argv[split], "-c") == 0 || strcmp (argv[split], "-m") == 0 || strcmp (argv[split], "-") == 0);
+}
+
+/* Two values of an environment variable, either unset, are the same. */
+static bool
+same_value (const char *a, const char *b)
+{
+  return a == b || (a && b && strcmp (a, b) == 0);
+}
+
+/* A standby's request: the client's program and per-run options become this run's. */
+static int
+adopt_request (struct python_run *r, struct sbx_error *err)
+{
+  struct python_cli *c = r->c;
+  char **req = NULL, **argv;
+  size_t n = 0;
+  int argc, split, first;
+  _cleanup_free_ char **owned = NULL;
+  /* the temporary workdir was made in the server's TMPDIR: one-shot makes it in the
+     client's, so a client with another one needs a sandbox of its own */
+  _cleanup_free_ char *tmpdir = getenv ("TMPDIR") ? xstrdup (getenv ("TMPDIR")) : NULL;
+  if (r->warm->await_request (r->warm, r->warm_status_fd, &req, &n, err) < 0)
+    return -1;
+  owned = argv = xmalloc0 ((n + 2) * sizeof *argv);
+  argv[0] = "python";
+  memcpy (argv + 1, req, n * sizeof *argv);
+  argc = (int) n + 1;
+  split = python_program_start (argc, argv);
+  if (!request_fits (argc, argv, split) || !same_value (tmpdir, getenv ("TMPDIR")))
+    {
+      r->warm->fallback = true;
+      return sbx_error_set (err, 0, "the request needs a sandbox of its own");
+    }
+  /* from now on, this run is the client's: its clock, and its CPU time beyond what
+     the join spent */
+  r->t0 = monotonic_ns ();
+  if (r->watch.read_stats)
+    {
+      r->watch.read_stats (&r->watch);
+      r->cpu_base_ns = r->watch.stats.cpu_usage_ns;
+      r->cpu_base_user_ns = r->watch.stats.cpu_user_ns;
+      r->cpu_base_system_ns = r->watch.stats.cpu_system_ns;
+      r->watch.has_stats = false;
+    }
+  first = cli_parse (&cmd_python, split, argv, python_opt, c, err);
+  if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
+    return -1;
+  for (size_t i = 0; i < r->n_args; i++)
+    free (r->args[i]);
+  r->n_args = 0;
+  if (python_program_args (r, r->interp.executable, argc - split, argv + split, err) < 0)
+    return -1;
+  if (r->stdin_fd >= 0)
+    close (r->stdin_fd);
+  r->stdin_fd = -1;
+  {
+    int fds[2] = { r->streams[0].fd, r->streams[1].fd };
+    if (python_open_streams (r, python_reads_stdin (argc - split, argv + split), err) < 0)
+      return -1;
+    r->streams[0].fd = fds[0];
+    r->streams[1].fd = fds[1];
+  }
+  if (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, err) < 0)
+    return -1;
+  r->res.include_output = c->result && strcmp (c->result, "-") == 0;
+  r->watch.fg.deadline_ns = c->p.timeout > 0 ? r->t0 + (int64_t) (c->p.timeout * 1e9) : 0;
+  r->warm_fds[3].fd = r->warm->client_fd;
+  return 0;
+}
+
+/* run_watch.on_started: the holder runs; ask the warm interpreter to join it, and
+   give the joined fork its program (standing by: once a client asks for it). */
+static int
+warm_on_started (void *data, const char *id, struct sbx_error *err)
+{
+  struct python_run *r = data;
+  int status[2] = { -1, -1 }, chan[2] = { -1, -1 }, null = -1, ret = -1;
+  size_t root_len = strlen (r->ctx->root), len = 4 + root_len + 1 + strlen (id) + 1;
+  _cleanup_free_ char *msg = xmalloc0 (len);
+  /* a deadline already past: nothing is started (the watch kills the holder at once) */
+  if (!r->warm->await_request && r->watch.fg.deadline_ns && monotonic_ns () >= r->watch.fg.deadline_ns)
+    {
+      python_warm_release (r);
+      return 0;
+    }
+  if (pipe2 (status, O_CLOEXEC) < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0
+      || (null = open ("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+    sbx_error_set (err, errno, "the warm run's pipes");
+  else
+    {
+      /* the fork's 0-3: stdin is sent with the program; 3 is the run channel */
+      int fds[5] = { null, r->warm_out_w, r->warm_err_w, chan[1], status[1] };
+      /* a session's: its state, which forks its cells */
+      memcpy (msg, r->warm->session ? "SES" : "RUN", 4);
+      memcpy (msg + 4, r->ctx->root, root_len + 1);
+      memcpy (msg + 4 + root_len + 1, id, strlen (id) + 1);
+      if (fd_send_with_fds (r->warm->zygote_fd, msg, len, fds, ARRAY_SIZE (fds)) < 0)
+        sbx_error_set (err, errno, "the warm interpreter is gone (send)");
+      else
+        ret = 0;
+    }
+  /* the fork has its copies: ours would keep the pipes from reaching EOF */
+  if (null >= 0)
+    close (null);
+  if (chan[1] >= 0)
+    close (chan[1]);
+  if (status[1] >= 0)
+    close (status[1]);
+  python_warm_release (r);
+  if (ret == 0)
+    {
+      r->warm_status_fd = status[0];
+      r->warm_fds[2].fd = status[0];
+      status[0] = -1;
+      if (r->warm->session)
+        ret = python_session_serve (r, chan[0], err);
+      else if (r->warm->await_request && adopt_request (r, err) < 0)
+        ret = -1;
+      else if (r->watch.fg.deadline_ns && monotonic_ns () >= r->watch.fg.deadline_ns)
+        ; /* a deadline already past: no program (the watch kills all at once) */
+      else if (send_program (r, chan[0], err) < 0)
+        ret = -1;
+      /* kept: the fork's word that the program has ended comes on it */
+      r->warm_chan = chan[0];
+      r->warm_fds[4].fd = chan[0];
+      chan[0] = -1;
+    }
+  if (status[0] >= 0)
+    close (status[0]);
+  if (chan[0] >= 0)
+    close (chan[0]);
+  return ret;
+}
+
+void
+python_warm_release (struct python_run *r)
+{
+  if (r->warm_out_w >= 0)
+    close (r->warm_out_w);
+  if (r->warm_err_w >= 0)
+    close (r->warm_err_w);
+  r->warm_out_w = r->warm_err_w = -1;
+}
+
+void
+python_warm_free (struct python_run *r)
+{
+  python_warm_release (r);
+  if (r->warm_chan >= 0)
+    close (r->warm_chan);
+  r->warm_chan = -1;
+}
+
+/* The warm fork's one line: the program's status, or why it could not join. */
+static void
+warm_read_status (struct python_run *r)
+{
+  char buf[1100];
+  ssize_t n = read (r->warm_status_fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    {
+      if (!r->warm_error && r->warm_status < 0)
+        r->warm_error = xstrdup ("the warm interpreter's fork ended without a word");
+      return;
+    }
+  buf[n] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  if (strncmp (buf, "OK ", 3) == 0)
+    {
+      long long v[5] = { -1, 0, 0, 0, 0 };
+      sscanf (buf + 3, "%lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4]);
+      /* after the fork's own word (EXIT) it was killed with the sandbox: its status
+         is the word's, its rusage the waiter's */
+      if (!r->warm_exit_said)
+        {
+          r->warm_status = (int) v[0];
+          r->warm_signal = (int) v[1];
+        }
+      r->warm_rusage.ru_utime = (struct timeval) { .tv_sec = v[2] / 1000000, .tv_usec = v[2] % 1000000 };
+      r->warm_rusage.ru_stime = (struct timeval) { .tv_sec = v[3] / 1000000, .tv_usec = v[3] % 1000000 };
+      r->warm_rusage.ru_maxrss = v[4];
+    }
+  else
+    r->warm_error = xstrdup (strncmp (buf, "ERR ", 4) == 0 ? buf + 4 : buf);
+}
+
+/* The program has ended and the output is drained: the client hears how it ended
+   now, with the result, and the sandbox is torn down after. */
+static void
+finish_early (struct python_run *r)
+{
+  int status;
+  if (r->watch.read_stats)
+    r->watch.read_stats (&r->watch);
+  if (python_warm_outcome (r, &r->finish_err) < 0)
+    {
+      sbx_error_clear (&r->finish_err);
+      return; /* the usual way, after the teardown */
+    }
+  status = python_finish (r, &r->finish_err);
+  if (status < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&r->finish_err);
+      sbx_log_write (&r->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
+      status = r->finish_err.exit_hint ? r->finish_err.exit_hint : 1;
+    }
+  connect_reply_status (r->warm->client_fd, status);
+  r->warm->replied = true;
+}
+
+/* The fork's own word on the run channel, "EXIT CODE", sent once the program has
+   ended and its output is written: the run ends now, without waiting for the fork's
+   exit and its waiter's report. What is in the pipes is read (all of the program's
+   output: it was written before the word), the client hears the result, and then
+   everything in the sandbox is killed (fg_watch.stop). Only with a cgroup, which
+   counts the CPU time and memory that the waiter would have. Whatever sent it (it
+   could be the program) can only end its own run, as an exit would. */
+static void
+on_channel (struct python_run *r, struct pollfd *fds)
+{
+  char buf[32];
+  ssize_t n = recv (fds[4].fd, buf, sizeof buf - 1, MSG_DONTWAIT);
+  int code;
+  char extra;
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+    {
+      fds[4].fd = -1; /* the fork has ended: its waiter reports */
+      return;
+    }
+  if (n <= 0)
+    return;
+  buf[n] = '\0';
+  if (r->finished || !r->watch.read_stats || sscanf (buf, "EXIT %d%c", &code, &extra) != 1 || code < 0 || code > 255)
+    return;
+  fds[4].fd = -1;
+  r->warm_status = code;
+  r->warm_signal = 0;
+  r->warm_exit_said = true;
+  r->watch.fg.stop = true;
+  output_drain_now (r->streams, 2);
+  fds[0].fd = fds[1].fd = -1;
+}
+
+/* fg_watch.on_fds of a warm run: fds are stdout, stderr, the status pipe, the
+   client's connection and the run channel. The status (the waiter's or the fork's
+   own), or the client hanging up, ends the run. */
+static void
+warm_on_fds (void *data, struct pollfd *fds, size_t n)
+{
+  struct python_run *r = data;
+  output_on_ready (r->streams, fds, 2);
+  if (n > 2 && fds[2].fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+    {
+      if (!r->finished)
+        warm_read_status (r);
+      fds[2].fd = -1;
+      r->watch.fg.stop = true;
+    }
+  if (n > 3 && fds[3].fd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)))
+    {
+      char buf[256];
+      ssize_t got = recv (fds[3].fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) || (fds[3].revents & (POLLHUP | POLLERR)))
+        {
+          r->client_gone = true;
+          fds[3].fd = -1;
+          r->watch.fg.stop = true;
+        }
+    }
+  if (n > 4 && fds[4].fd >= 0 && (fds[4].revents & (POLLIN | POLLHUP | POLLERR)))
+    on_channel (r, fds);
+  /* not with a --workdir or --rw path of the client's: their modes are put back
+     after the teardown, before the client may look */
+  if (r->warm_status >= 0 && fds[0].fd < 0 && fds[1].fd < 0 && !r->finished && !r->client_gone
+      && r->warm->client_fd >= 0 && r->w.temporary && r->n_rw == 0)
+    finish_early (r);
+}
+
+void
+python_warm_arm (struct python_run *r, struct create_opts *o, struct pollfd *fds, int out_w, int err_w)
+{
+  (void) o;
+  r->warm_out_w = out_w;
+  r->warm_err_w = err_w;
+  fds[2] = (struct pollfd) { .fd = -1, .events = POLLIN }; /* the status pipe, once started */
+  fds[3] = (struct pollfd) { .fd = r->warm->client_fd, .events = POLLIN };
+  fds[4] = (struct pollfd) { .fd = -1, .events = POLLIN }; /* the run channel, once started */
+  r->watch.fg.n_fds = 5;
+  r->watch.fg.on_fds = warm_on_fds;
+  r->watch.fg.data = r;
+  r->watch.on_started = warm_on_started;
+  r->watch.started_data = r;
+  r->warm_fds = fds;
+}
+
+int
+python_warm_outcome (struct python_run *r, struct sbx_error *err)
+{
+  if (r->watch.timed_out)
+    {
+      /* whatever the fork said: everything was killed at the deadline */
+      r->status = 128 + SIGKILL;
+      r->watch.fg.term_signal = SIGKILL;
+      if (r->warm_status >= 0)
+        r->watch.fg.rusage = r->warm_rusage;
+      return 0;
+    }
+  if (r->warm_status >= 0)
+    {
+      r->status = r->warm_status;
+      r->watch.fg.term_signal = r->warm_signal;
+      r->watch.fg.rusage = r->warm_rusage;
+      return 0;
+    }
+  if (r->client_gone)
+    return sbx_error_set (err, 0, "the client hung up: the run was ended");
+  return sbx_error_set (err, 0, "the warm interpreter did not run the program: %s",
+                        r->warm_error ? r->warm_error : "no report");
+}

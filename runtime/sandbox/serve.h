@@ -1,0 +1,73 @@
+/* `sbx-oci serve`: the server (serve.c) and the routing of sessions' calls
+ * (serve_session.c). */
+#ifndef SBX_SANDBOX_SERVE_H
+#define SBX_SANDBOX_SERVE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "runtime/base/context.h"
+#include "runtime/sandbox/sandbox.h"
+#include "runtime/sandbox/sandbox_connect.h"
+
+struct serve
+{
+  struct sbx_ctx *ctx;
+  const char *socket_path, *preload;
+  unsigned max_runs, queue_max, recycle;
+  struct sandbox_policy p;   /* the defaults, checked once here */
+  char **defaults;           /* the same as options for each run's command line */
+  size_t n_defaults;
+  char *python;              /* the interpreter, the warm one's and the sandboxes' */
+  char *lib;                 /* libsbx-warm.so */
+  int listen_fd, log_fd;
+  int zygote_fd;             /* our end of the warm interpreter's socket */
+  pid_t zygote_pid;
+  unsigned zygote_runs;      /* runs forked from it so far */
+  pid_t *workers;
+  unsigned n_workers;
+  int *queue;
+  unsigned n_queue;
+  unsigned long runs;
+  pid_t *retired; /* recycled interpreters, ending once their workers are done */
+  size_t n_retired;
+  /* standbys: workers whose sandbox is made and joined, waiting for a client (handed
+     over on ctl) */
+  unsigned standby_max;
+  struct standby
+  {
+    pid_t pid;
+    int ctl;
+  } *standbys;
+  unsigned n_standbys;
+  unsigned standby_failures; /* standbys that ended without a client, in a row */
+  /* in a worker */
+  struct connect_request req; /* its client's */
+  int ctl_fd;                 /* a standby's, from the server */
+  bool stopping;              /* a standby's server closed ctl: it is stopping */
+  /* sessions (serve_session.c) */
+  char *session_dir;          /* SOCKET.sessions: their sockets (0700) */
+  unsigned session_idle;      /* --session-idle */
+  int notify_fd[2];           /* a worker that becomes a session says so on [1] */
+  pid_t *sessions;            /* those workers (not runs: no --max-runs slot) */
+  unsigned n_sessions;
+};
+
+/* A line in the server's log. */
+void slog (struct serve *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* In a worker: the client's request read; its stdio, cwd and environment are ours. */
+int take_request (struct serve *s, int client, struct sbx_error *err);
+/* python's command line in a worker: the server's options, then ARGV (malloc'd). */
+char **run_argv (struct serve *s, char **argv, size_t argc, int *out);
+
+/* serve_session.c */
+#define SERVE_NOT_A_SESSION (-3)
+/* In a worker with its request taken: a call of a session goes to the session's worker
+   (or this worker becomes it). The status for the client, -1 if the client has it,
+   SERVE_NOT_A_SESSION if the request names none. */
+int serve_session (struct serve *s, int client);
+/* The server: its sessions' directory made, those of servers gone removed. */
+int serve_sessions_init (struct serve *s, struct sbx_error *err);
+void serve_sessions_remove_dir (struct serve *s);
+
+#endif
