@@ -49,7 +49,7 @@ import sys
 import tempfile
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union
 
-__all__ = ["run_python", "run_python_async", "Result", "SandboxError", "FileContent"]
+__all__ = ["run_python", "run_python_async", "Session", "Result", "SandboxError", "FileContent"]
 
 __version__ = "0.1.0"  # that of the sbx-oci it was written with (sbx-oci --version)
 
@@ -137,6 +137,9 @@ class Result:
     # the limits that stopped or hampered the run ("memory", "pids", "fsize",
     # "cpu_time", "timeout", "output", "tmp_size"): "hit the process limit" is not "hung"
     limits_hit: List[str] = dataclasses.field(default_factory=list)
+    # a Session's call: "kept" (its state is the session's now) or "rolled back" (it
+    # died: the session is as it was before it); None for a run of its own
+    session_state: Optional[str] = None
 
     @property
     def ok(self) -> bool:
@@ -574,7 +577,13 @@ class _Run:
         err = err_b.decode("utf-8", "replace")
         raw = _parse_result(out, err, returncode)
         got, skipped = _read_back(self.workdir, raw.get("files") or [])
-        return Result(
+        return _make_result(raw, err, got, skipped, self.workdir if self.keep_workdir else None)
+
+
+def _make_result(raw: Dict[str, Any], err: str, got: Dict[str, bytes], skipped: Dict[str, str],
+                 workdir: Optional[str]) -> Result:
+    session = raw.get("session")
+    return Result(
             exit_code=raw.get("exit_code"),
             signal=raw.get("signal"),
             oom_killed=bool(raw.get("oom_killed")),
@@ -594,10 +603,85 @@ class _Run:
             raw=raw,
             files_skipped=skipped,
             files_truncated=bool(raw.get("files_truncated")),
-            workdir=self.workdir if self.keep_workdir else None,
+            workdir=workdir,
             messages=err,
             limits_hit=list(raw.get("limits_hit") or []),
+            session_state=session.get("state") if isinstance(session, dict) else None,
         )
+
+
+class Session:
+    """A session of an `sbx-oci serve` (connect=its socket): the calls share one
+    interpreter's state (globals, imports, open files in its workdir), each in its own
+    sandboxed fork of the last good state. A call that dies (a crash, os._exit, the OOM
+    killer, its timeout) leaves the session as it was before it; an exception does
+    not undo what ran before it (``Result.session_state`` says which).
+
+        with Session("/run/sbx.sock", memory="512M") as s:
+            s.run("import pandas as pd; df = pd.DataFrame({'a': [1, 2]})")
+            print(s.run("print(df.a.sum())").stdout)   # 3
+
+    The session's sandbox is made by its first call, with memory and network (the
+    server's own options otherwise); its workdir is the server's, a fresh one that goes
+    with the session, so no files are passed in or read back. It ends with close()
+    (or the with block), after the server's --session-idle, or when the server stops.
+    """
+
+    def __init__(self, connect: str, name: Optional[str] = None, *, memory: Union[str, int, None] = None,
+                 network: Optional[str] = None) -> None:
+        self.connect = os.fspath(connect)
+        self.name = name if name is not None else "s-" + secrets.token_hex(8)
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}", self.name):
+            raise ValueError(f"name: {self.name!r} is not a session name (letters, digits, '.', '_', '-')")
+        self.sandbox: List[str] = []
+        if memory is not None:
+            self.sandbox += ["--memory", str(memory)]
+        if network is not None:
+            if network not in ("none", "loopback", "full"):
+                raise ValueError(f"network: {network!r} is not none, loopback or full")
+            self.sandbox += ["--network", network]
+
+    def _call(self, args: List[str], timeout: Optional[float]) -> Tuple[bytes, bytes, int]:
+        path = self.connect + ".sessions/" + self.name
+        try:
+            conn = _Connection(path, args, "/")
+        except OSError:
+            try:
+                conn = _Connection(self.connect, args, "/")
+            except OSError as exc:
+                raise SandboxError(f"cannot reach sbx-oci serve at {self.connect}: {exc.strerror or exc}") from exc
+        try:
+            return conn.communicate(None if timeout is None else float(timeout) + GUARD_SECONDS)
+        except TimeoutError as exc:
+            raise SandboxError(f"sbx-oci serve did not finish the call within {timeout} s + guard",
+                               returncode=None) from exc
+        finally:
+            conn.close()
+
+    def run(self, code: str, *, timeout: Optional[float] = 300,
+            max_output: Union[str, int, None] = None) -> Result:
+        """One cell: CODE in the session's state; its Result (stdout, exit code...)."""
+        args = ["--session", self.name, "--result", "-"] + self.sandbox
+        if timeout is not None:
+            args += ["--timeout", str(timeout)]
+        if max_output is not None:
+            args += ["--max-output", str(max_output)]
+        out, err_b, returncode = self._call(args + ["-c", code], timeout)
+        err = err_b.decode("utf-8", "replace")
+        return _make_result(_parse_result(out, err, returncode), err, {}, {}, None)
+
+    def close(self) -> None:
+        """End the session (its sandbox and state go); one already gone is no error."""
+        try:
+            self._call(["--session", self.name, "--end-session"], 10)
+        except SandboxError:
+            pass
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def _kill_and_delete(proc: subprocess.Popen[bytes], delete_argv: List[str]) -> None:

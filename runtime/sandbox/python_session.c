@@ -526,6 +526,11 @@ python_session_serve (struct python_run *r, int chan, struct sbx_error *err)
       connect_request_free (&req);
     }
   close (sfd);
+  /* no call is taken from now on: one that comes goes to the server, which begins
+     the session again */
+  unlink (sess->path);
+  close (sess->listen_fd);
+  sess->listen_fd = -1;
   /* done: the container goes (its teardown is the run's), with no report of its own */
   r->finished = true;
   r->finish_ret = 0;

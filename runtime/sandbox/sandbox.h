@@ -234,7 +234,8 @@ struct sandbox_warm
 struct sandbox_session
 {
   const char *name;
-  int listen_fd;         /* the later calls come here, from the server's workers */
+  int listen_fd;         /* the later calls come here (its clients, the server's workers) */
+  const char *path;      /* that socket's: unlinked as soon as the session ends */
   unsigned idle_s;       /* ended after this long without a call (0: never) */
   char **sandbox_opts;   /* the first call's options that shaped the sandbox (--NAME=VALUE) */
   size_t n_sandbox_opts;

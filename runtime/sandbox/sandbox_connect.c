@@ -234,23 +234,48 @@ sandbox_connect_run (const struct sandbox_connect *c, struct sbx_error *err)
   const char *path = c->socket;
   char head[8];
   int sock = -1, status = -1;
+  bool direct = false;
   /* a session that exists takes its calls itself, beside the server's socket
      (serve_session.c): no worker of the server in between */
   if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
     {
-      _cleanup_free_ char *direct = xasprintf ("%s" SERVE_SESSIONS_SUFFIX "/%s", c->socket, c->session);
+      _cleanup_free_ char *at = xasprintf ("%s" SERVE_SESSIONS_SUFFIX "/%s", c->socket, c->session);
       struct sbx_error ignored = { 0 };
-      sock = connect_to (direct, &ignored);
+      sock = connect_to (at, &ignored);
       sbx_error_clear (&ignored);
+      if (sock >= 0)
+        {
+          /* one that was ending as we came resets the connection it never took:
+             nothing ran, so the server's way (which begins the session again) */
+          ssize_t n = -2; /* not sent */
+          if (connect_send_request (sock, (int) c->argc, c->argv, &ignored) == 0)
+            do
+              n = recv (sock, head, sizeof head, MSG_WAITALL);
+            while (n < 0 && errno == EINTR);
+          if (n == (ssize_t) sizeof head)
+            direct = true;
+          else if (n == -2 || (n < 0 && errno == ECONNRESET))
+            {
+              close (sock);
+              sock = -1;
+            }
+          else
+            {
+              sbx_error_set (err, 0, "--connect %s: session %s ended the call without a status", path, c->session);
+              err->exit_hint = SBX_EXIT_SETUP;
+              goto out;
+            }
+          sbx_error_clear (&ignored);
+        }
     }
-  if (sock < 0)
-    sock = connect_to (path, err);
-  if (sock < 0)
+  if (!direct && (sock = connect_to (path, err)) < 0)
     {
       err->exit_hint = SBX_EXIT_SETUP;
       goto out;
     }
-  if (connect_send_request (sock, (int) c->argc, c->argv, err) < 0)
+  if (direct)
+    ; /* sent, and the end read */
+  else if (connect_send_request (sock, (int) c->argc, c->argv, err) < 0)
     {
       /* a server that refuses (busy, another user's) says why and hangs up before
          reading: its reply is the better message */

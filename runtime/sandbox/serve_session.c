@@ -115,10 +115,11 @@ pass_on (int sock, struct serve *s, int client)
 /* This worker is the session NAME from now on (LISTEN_FD bound): its sandbox, made
    with the first call's options, and the cells until it ends. */
 static int
-become_session (struct serve *s, int client, int listen_fd, const char *name, struct session_opts *o)
+become_session (struct serve *s, int client, int listen_fd, const char *path, const char *name,
+                struct session_opts *o)
 {
   struct sbx_error err = { 0 };
-  struct sandbox_session sess = { .name = name, .listen_fd = listen_fd, .idle_s = s->session_idle,
+  struct sandbox_session sess = { .name = name, .listen_fd = listen_fd, .path = path, .idle_s = s->session_idle,
                                   .sandbox_opts = o->sandbox, .n_sandbox_opts = o->n_sandbox,
                                   .first_argv = s->req.argv, .first_argc = s->req.argc, .log_fd = s->log_fd };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python,
@@ -138,6 +139,12 @@ become_session (struct serve *s, int client, int listen_fd, const char *name, st
   (void) !send (s->notify_fd[1], msg, strlen (msg), MSG_NOSIGNAL);
   slog (s, "session %s began", name);
   status = sandbox_python_warm (s->ctx, argc, argv, &warm, &err);
+  if (sess.listen_fd >= 0)
+    {
+      /* it never served (python_session.c closes it once it has) */
+      unlink (path);
+      close (sess.listen_fd);
+    }
   if (!warm.replied)
     {
       /* its sandbox could not be made: the first call hears why */
@@ -207,9 +214,7 @@ serve_session (struct serve *s, int client)
         unlink (addr.sun_path);
       if (bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0 && listen (fd, 16) == 0)
         {
-          status = become_session (s, client, fd, o.name, &o);
-          close (fd);
-          unlink (addr.sun_path);
+          status = become_session (s, client, fd, addr.sun_path, o.name, &o);
           session_options_free (&o);
           return status;
         }
