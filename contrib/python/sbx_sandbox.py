@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import re
 import os
 import secrets
 import select
@@ -642,21 +643,28 @@ class Session:
             self.sandbox += ["--network", network]
 
     def _call(self, args: List[str], timeout: Optional[float]) -> Tuple[bytes, bytes, int]:
-        path = self.connect + ".sessions/" + self.name
-        try:
-            conn = _Connection(path, args, "/")
-        except OSError:
+        """The call to the session's own socket once it exists, else to the server (which
+        begins it); a session ending as the call came resets it unread: the server then."""
+        direct = self.connect + ".sessions/" + self.name
+        for path in (direct, self.connect):
             try:
-                conn = _Connection(self.connect, args, "/")
+                conn = _Connection(path, args, "/")
             except OSError as exc:
+                if path == direct:
+                    continue
                 raise SandboxError(f"cannot reach sbx-oci serve at {self.connect}: {exc.strerror or exc}") from exc
-        try:
-            return conn.communicate(None if timeout is None else float(timeout) + GUARD_SECONDS)
-        except TimeoutError as exc:
-            raise SandboxError(f"sbx-oci serve did not finish the call within {timeout} s + guard",
-                               returncode=None) from exc
-        finally:
-            conn.close()
+            try:
+                return conn.communicate(None if timeout is None else float(timeout) + GUARD_SECONDS)
+            except ConnectionResetError:
+                if path == direct:
+                    continue
+                raise SandboxError("sbx-oci serve ended the call without a status", returncode=EXIT_SETUP)
+            except TimeoutError as exc:
+                raise SandboxError(f"sbx-oci serve did not finish the call within {timeout} s + guard",
+                                   returncode=None) from exc
+            finally:
+                conn.close()
+        raise AssertionError("unreachable")
 
     def run(self, code: str, *, timeout: Optional[float] = 300,
             max_output: Union[str, int, None] = None) -> Result:

@@ -1,6 +1,7 @@
-/* One `sbx-oci python` run, shared by python.c (the command: parse, prepare, run,
- * report) and python_warm.c (the same run through `sbx-oci serve`: the warm
- * interpreter's fork joins the sandbox, perhaps before the request is known). */
+/* One `sbx-oci python` run: python.c (the command: parse, prepare, run, report),
+ * python_warm.c (the same run through `sbx-oci serve`: the warm interpreter's fork
+ * joins the sandbox, perhaps before the request is known), python_session.c (a
+ * session's cells), and what they share (python_run.c). */
 #ifndef SBX_SANDBOX_PYTHON_RUN_H
 #define SBX_SANDBOX_PYTHON_RUN_H
 
@@ -72,8 +73,9 @@ struct python_run
   struct sbx_error finish_err;
 };
 
-/* python.c, for the warm half */
-extern const struct command cmd_python;
+/* python_run.c: what the command, warm runs and cells share */
+#define DEFAULT_MAX_OUTPUT (1u << 20)
+extern const struct cli_opt python_cli_opts[]; /* python's options (and a request's) */
 int python_opt (void *data, int key, const char *arg, struct sbx_error *err);
 /* argv[0] is the command's name: the index of the program part (-c, -m, -, SCRIPT, --) */
 int python_program_start (int argc, char **argv);
@@ -83,8 +85,13 @@ int python_open_streams (struct python_run *r, bool program_reads_stdin, struct 
 int python_result_open_dir (struct python_run *r, struct sbx_error *err);
 /* argv from the program part on: whether the program reads our stdin */
 bool python_reads_stdin (int argc, char **argv);
-/* The program has ended and its output is drained: the result (python.c says how). */
+/* The program has ended and its output is drained: the result (python_run.c says how). */
 int python_finish (struct python_run *r, struct sbx_error *err);
+void python_report (struct python_run *r);
+int python_write_result (struct python_run *r, struct sbx_error *err);
+/* The program (r->args) and the environment a one-shot run would give it from ours:
+   a sealed memfd for a warm fork to read. */
+int python_program_fd (struct python_run *r, struct sbx_error *err);
 
 /* The options of a session's call (python_session.c). */
 struct session_opts
@@ -104,13 +111,8 @@ void session_options_free (struct session_opts *o);
 /* In a session's run (python_warm.c's on_started, the state joined on chan): its cells
    until it ends. */
 int python_session_serve (struct python_run *r, int chan, struct sbx_error *err);
-void python_report (struct python_run *r);
-int python_write_result (struct python_run *r, struct sbx_error *err);
 
 /* python_warm.c */
-/* The program (r->args) and the environment a one-shot run would give it from ours:
-   a sealed memfd for the warm fork to read. */
-int python_warm_program_fd (struct python_run *r, struct sbx_error *err);
 /* Before container_run: the watch's fds (5 of them) and callbacks for a warm run; the
    program's pipes (write ends) go to the fork, not to the container's init. */
 void python_warm_arm (struct python_run *r, struct create_opts *o, struct pollfd *fds, int out_w, int err_w);

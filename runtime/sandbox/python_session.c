@@ -31,7 +31,6 @@
 #include "runtime/base/util.h"
 #include "runtime/foreground.h"
 #include "runtime/landlock.h"
-#include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox_connect.h"
 
@@ -60,7 +59,7 @@ session_options (int argc, char **argv, struct session_opts *o, struct sbx_error
         return cli_usage_error (err, "--session: '%s' is not an option of a call", a);
       eq = strchr (a, '=');
       n = eq ? (size_t) (eq - a - 2) : strlen (a + 2);
-      for (const struct cli_opt *c = cmd_python.opts; c->name; c++)
+      for (const struct cli_opt *c = python_cli_opts; c->name; c++)
         if (strlen (c->name) == n && strncmp (c->name, a + 2, n) == 0)
           opt = c;
       if (!opt)
@@ -262,7 +261,7 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
       r->streams[i].fd = pipes[i][0];
       pipes[i][0] = -1;
     }
-  program = python_warm_program_fd (r, &err);
+  program = python_program_fd (r, &err);
   if (program < 0)
     goto done;
   workdir_snapshot_free (&r->before);

@@ -27,50 +27,16 @@
 
 #include "runtime/base/util.h"
 #include "runtime/foreground.h"
-#include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox_connect.h"
 
 extern char **environ;
 
-/* The program for the fork to read once inside: a sealed memfd of NUL-terminated
-   strings: the number of arguments, the arguments, then the environment. */
-int
-python_warm_program_fd (struct python_run *r, struct sbx_error *err)
-{
-  size_t n_env = 0;
-  char **env = sandbox_process_env (&r->c->p, r->interp.executable, (const char *const *) environ, &n_env);
-  char count[32];
-  int fd = memfd_create ("sbx-program", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0)
-    sbx_error_set (err, errno, "memfd_create");
-  else
-    {
-      snprintf (count, sizeof count, "%zu", r->n_args);
-      fd_write_all (fd, count, strlen (count) + 1);
-      for (size_t i = 0; i < r->n_args; i++)
-        fd_write_all (fd, r->args[i], strlen (r->args[i]) + 1);
-      for (size_t i = 0; i < n_env; i++)
-        fd_write_all (fd, env[i], strlen (env[i]) + 1);
-      if (lseek (fd, 0, SEEK_SET) < 0
-          || fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
-        {
-          sbx_error_set (err, errno, "seal the program's memfd");
-          close (fd);
-          fd = -1;
-        }
-    }
-  for (size_t i = 0; i < n_env; i++)
-    free (env[i]);
-  free (env);
-  return fd;
-}
-
 /* The program and its stdin, to the joined fork on the run channel. */
 static int
 send_program (struct python_run *r, int chan, struct sbx_error *err)
 {
-  int program = python_warm_program_fd (r, err), ret = -1;
+  int program = python_program_fd (r, err), ret = -1;
   if (program < 0)
     return -1;
   {
@@ -85,6 +51,9 @@ send_program (struct python_run *r, int chan, struct sbx_error *err)
   r->stdin_fd = -1;
   return ret;
 }
+
+/* A request's command line is python's */
+static const struct command request_cmd = { .name = "python", .opts = python_cli_opts };
 
 /* Options a standby's run takes as they are: they do not change the sandbox. */
 static bool
@@ -167,7 +136,7 @@ adopt_request (struct python_run *r, struct sbx_error *err)
       r->cpu_base_system_ns = r->watch.stats.cpu_system_ns;
       r->watch.has_stats = false;
     }
-  first = cli_parse (&cmd_python, split, argv, python_opt, c, err);
+  first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
   if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
     return -1;
   for (size_t i = 0; i < r->n_args; i++)

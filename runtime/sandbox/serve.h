@@ -1,5 +1,5 @@
-/* `sbx-oci serve`: the server (serve.c) and the routing of sessions' calls
- * (serve_session.c). */
+/* `sbx-oci serve`: the server (serve.c), what its workers do with a request
+ * (serve_worker.c) and the routing of sessions' calls (serve_session.c). */
 #ifndef SBX_SANDBOX_SERVE_H
 #define SBX_SANDBOX_SERVE_H
 
@@ -53,6 +53,7 @@ struct serve
   unsigned n_sessions;
 };
 
+/* serve_worker.c */
 /* A line in the server's log. */
 void slog (struct serve *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 /* In a worker: the client's request read; its stdio, cwd and environment are ours. */

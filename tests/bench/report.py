@@ -73,6 +73,7 @@ ratio("pycmd", "sbx-oci python -c pass", "direct")
 ratio("warm", "sbx-oci python --connect -c print(1)", "python3 -c pass")
 ratio("warm", "sbx-oci python --connect import numpy, pandas", "python3 import numpy, pandas")
 ratio("warm-b2b", "sbx-oci python --connect -c print(1)", "python3 -c pass")
+ratio("warm", "sbx-oci python --connect --session: a cell", "python3 -c pass")
 # what each feature adds, per runtime, within its scenario's table
 for scn, a, b in [("limits", "bb-limits", "bb-base"), ("seccomp", "bb-seccomp", "bb-base"),
                   ("seccomp", "bb-seccomp-limits", "bb-base"), ("userns", "bb-userns", "bb-base")]:

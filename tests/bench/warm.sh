@@ -32,13 +32,18 @@ CONNECT="$SBX_OCI python --connect $SOCK"
 # agent's calls come with its thinking between them, and in that pause the server
 # makes the standby (a sandbox joined ahead: serve --standby) that the next run takes.
 # Back to back, a run may also wait for one to be made: warm-b2b below.
+# a session's cell (--session: a fork of the session's state, which has numpy and
+# pandas from the preload and a variable of its own)
+$CONNECT --session bench -c 'import numpy; n = 0' >/dev/null
 hf warm --prepare "sleep 0.05" -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
+	-n "sbx-oci python --connect --session: a cell" "$BIN/idexec $CONNECT --session bench -c n+=1" \
 	-n "sbx-oci python -c pass" "$BIN/idexec ${SBX[*]} python --python $PY -c pass" \
 	-n "sbx-oci python --connect -c print(1)" "$BIN/idexec $CONNECT -c print(1)" \
 	-n "python3 import numpy, pandas" "$BIN/idexec $PY -c 'import numpy, pandas; print(1)'" \
 	-n "sbx-oci python import numpy, pandas" "$BIN/idexec ${SBX[*]} python --python $PY -c 'import numpy, pandas; print(1)'" \
 	-n "sbx-oci python --connect import numpy, pandas" "$BIN/idexec $CONNECT -c 'import numpy, pandas; print(1)'" \
 	-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop"
+$CONNECT --session bench --end-session
 hf warm-b2b -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
 	-n "sbx-oci python --connect -c print(1)" "$BIN/idexec $CONNECT -c print(1)" \
 	-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop"
