@@ -390,10 +390,19 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
       explain_idmap_failure (&r, err);
       goto fail_result;
     }
-  /* a warm run may have finished before its container was torn down */
-  ret = r.finished ? r.finish_ret : python_finish (&r, err);
-  if (r.finished && ret < 0)
-    *err = r.finish_err;
+  /* a warm run may have finished before its container was torn down (its client
+     has the result, and heard of an error in writing it) */
+  if (r.finished)
+    {
+      ret = r.finish_ret;
+      if (ret < 0)
+        {
+          *err = r.finish_err;
+          memset (&r.finish_err, 0, sizeof r.finish_err);
+        }
+    }
+  else
+    ret = python_finish (&r, err);
   goto out;
 
 fail_result:
