@@ -469,6 +469,11 @@ python_session_serve (struct python_run *r, int chan, struct sbx_error *err)
     return sbx_error_set (err, errno, "signalfd");
   r->res.id = r->id;
   r->res.landlock_abi = landlock_abi ();
+  /* its cells are forks of its own state: the warm interpreter is not needed again
+     (and a recycled one ends once nobody holds its socket) */
+  if (r->warm->zygote_fd >= 0)
+    close (r->warm->zygote_fd);
+  r->warm->zygote_fd = -1;
   /* the first call: the worker's own stdio and cwd are its client's */
   first.fds[0] = dup (0);
   first.fds[1] = dup (1);
