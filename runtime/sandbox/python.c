@@ -274,7 +274,8 @@ execute (struct python_run *r, struct sbx_error *err)
   if (r->warm)
     {
       python_warm_release (r);
-      if (ret == 0)
+      /* (one that finished early, or a session's, has its clients' results) */
+      if (ret == 0 && !r->finished)
         ret = python_warm_outcome (r, err);
     }
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
@@ -321,7 +322,7 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
   struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1,
                           .warm = warm, .warm_status_fd = -1, .warm_status = -1,
                           .warm_out_w = -1, .warm_err_w = -1, .warm_chan = -1 };
-  int split = python_program_start (argc, argv), first, ret = -1;
+  int split = python_program_start (argc, argv), first, ret = -1, exec_ret;
   bool reads_stdin;
 
   sandbox_policy_defaults (&c.p);
@@ -383,7 +384,15 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
   r.res.landlock_abi = landlock_abi ();
   r.res.guard = c.no_subprocess ? &r.guard : NULL;
 
-  if (execute (&r, err) < 0)
+  exec_ret = execute (&r, err);
+  if (exec_ret < 0 && r.finished)
+    {
+      /* the client has its result: what went wrong after it is the log's */
+      _cleanup_free_ char *msg = sbx_error_string (err);
+      sbx_warn (ctx, "after the run: %s", msg ? msg : "unknown error");
+      sbx_error_clear (err);
+    }
+  else if (exec_ret < 0)
     {
       if (!r.watch.started && !err->exit_hint)
         err->exit_hint = SBX_EXIT_SETUP;

@@ -432,6 +432,7 @@ done:
   r->res.after = &r->after;
   r->res.landlock_abi = landlock_abi ();
   environ = saved_env;
+  c->result = NULL; /* the cell's, in its request's memory */
   /* nothing of the client's kept open here: a reader of its stdout waits for EOF */
   dup2 (sess->null_fd, 0);
   dup2 (sess->log_fd, 1);
