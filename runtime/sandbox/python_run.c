@@ -274,6 +274,18 @@ collect_numbers (struct python_run *r)
   st->cpu_usage_ns -= st->cpu_usage_ns >= r->cpu_base_ns ? r->cpu_base_ns : st->cpu_usage_ns;
   st->cpu_user_ns -= st->cpu_user_ns >= r->cpu_base_user_ns ? r->cpu_base_user_ns : st->cpu_user_ns;
   st->cpu_system_ns -= st->cpu_system_ns >= r->cpu_base_system_ns ? r->cpu_base_system_ns : st->cpu_system_ns;
+  /* read while the program's process was still there, the cgroup may not have
+     counted its last slice yet: never less than what it and its children used */
+  {
+    uint64_t ru_user = (uint64_t) ru->ru_utime.tv_sec * 1000000000ULL + (uint64_t) ru->ru_utime.tv_usec * 1000ULL;
+    uint64_t ru_sys = (uint64_t) ru->ru_stime.tv_sec * 1000000000ULL + (uint64_t) ru->ru_stime.tv_usec * 1000ULL;
+    if (r->watch.has_stats && st->has_cpu && ru_user + ru_sys > st->cpu_usage_ns)
+      {
+        st->cpu_usage_ns = ru_user + ru_sys;
+        st->cpu_user_ns = ru_user;
+        st->cpu_system_ns = ru_sys;
+      }
+  }
   res->signal = r->watch.fg.term_signal;
   res->timed_out = r->watch.timed_out;
   if (r->watch.has_stats && st->has_oom)

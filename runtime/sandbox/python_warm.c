@@ -314,7 +314,8 @@ on_channel (struct python_run *r, struct pollfd *fds)
 {
   char buf[32];
   ssize_t n = recv (fds[4].fd, buf, sizeof buf - 1, MSG_DONTWAIT);
-  int code;
+  int code, fields;
+  long long usage[3] = { 0, 0, 0 };
   char extra;
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
     {
@@ -324,11 +325,17 @@ on_channel (struct python_run *r, struct pollfd *fds)
   if (n <= 0)
     return;
   buf[n] = '\0';
-  if (r->finished || !r->watch.read_stats || sscanf (buf, "EXIT %d%c", &code, &extra) != 1 || code < 0 || code > 255)
+  /* EXIT CODE [USER_US SYSTEM_US MAXRSS_KB]: the CPU time since the program came */
+  fields = sscanf (buf, "EXIT %d %lld %lld %lld%c", &code, &usage[0], &usage[1], &usage[2], &extra);
+  if (r->finished || !r->watch.read_stats || (fields != 1 && fields != 4) || code < 0 || code > 255 || usage[0] < 0
+      || usage[1] < 0 || usage[2] < 0)
     return;
   fds[4].fd = -1;
   r->warm_status = code;
   r->warm_signal = 0;
+  r->warm_rusage.ru_utime = (struct timeval) { .tv_sec = usage[0] / 1000000, .tv_usec = usage[0] % 1000000 };
+  r->warm_rusage.ru_stime = (struct timeval) { .tv_sec = usage[1] / 1000000, .tv_usec = usage[1] % 1000000 };
+  r->warm_rusage.ru_maxrss = usage[2];
   r->warm_exit_said = true;
   r->watch.fg.stop = true;
   output_drain_now (r->streams, 2);

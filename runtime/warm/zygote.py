@@ -15,6 +15,7 @@ import atexit
 import ctypes
 import io
 import os
+import resource
 import runpy
 import signal
 import socket
@@ -116,6 +117,7 @@ def run_program():
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     warm_up()
     args, env = receive_program()
+    start = cpu_used()
     os.environb.clear()
     os.environb.update(env)
     reopen_stdio()
@@ -137,10 +139,21 @@ def run_program():
     # the output is written: the worker ends the run on this, without waiting for
     # this process's exit and its waiter's report
     try:
-        CHANNEL.send(b"EXIT %d" % code)
+        user, system = (now - then for now, then in zip(cpu_used(), start))
+        rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        CHANNEL.send(b"EXIT %d %d %d %d" % (code, user, system, rss))
     except OSError:
         pass
     os._exit(code)
+
+
+def cpu_used():
+    """User and system CPU time in microseconds, this process's and its reaped
+    children's (the cgroup may not have counted the last of it yet)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (round((me.ru_utime + kids.ru_utime) * 1e6), round((me.ru_stime + kids.ru_stime) * 1e6))
 
 
 def flush_streams():
