@@ -26,7 +26,7 @@ deps=(build-essential autoconf automake pkg-config
 	go-md2man man-db groff-base zsh # man pages rendered at build time; tests/packaging.bats
 	clang                        # tests/fuzz: libFuzzer
 	qemu-system-x86 zstd git     # tests/vm: the cgroup v2 guest; tests/asan.sh copies the tracked files
-	golang-go python3            # tests/conformance: runtime-tools is Go, crun's suite Python
+	python3 dpkg-dev crun runc   # tests/conformance: crun's suite (Debian's source), crun and runc beside sbx-oci
 	libpython3.11-testsuite)     # tests/compat: CPython's regression tests, bare and sandboxed
 missing=()
 for p in "${deps[@]}"; do

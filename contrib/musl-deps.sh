@@ -29,34 +29,13 @@ if [ ${#need[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# A private apt state that knows the source packages of the release the machine runs
-# (deb-src of the same mirrors and suites as its binary packages).
+# The versions the archive serves now (contrib/debian-source.sh: a private apt state,
+# /etc/apt untouched): a DIR built from them is reused, and so is any DIR built before
+# when the archive cannot be reached.
 apt_dir=$out/apt
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/parts"
-src_list=$apt_dir/parts/sbx-oci-src.sources
-: >"$src_list"
-for f in /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] || continue
-	# deb822 stanzas: the same entries, as source entries
-	sed -e 's/^Types:.*/Types: deb-src/' "$f" >>"$src_list"
-	echo >>"$src_list"
-done
-# one-line entries, in sources.list and in sources.list.d/*.list
-cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-	sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' >"$apt_dir/parts/sbx-oci-src.list" || true
-mkdir -p "$apt_dir/cache/archives/partial"
-apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt_dir/parts"
-	-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root -qq)
-
-# The versions the archive serves now: a DIR built from them is reused, and so is
-# any DIR built before when the archive cannot be reached. update's own status is not
-# the test: a third-party repository without source packages fails it, harmlessly.
-apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 || true
-ver() { apt-cache "${apt_opts[@]}" showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -1; }
-seccomp_ver=$(ver libseccomp || true)
-yajl_ver=$(ver yajl || true)
-cap_ver=$(ver libcap2 || true)
-ul_ver=$(ver util-linux || true)
+seccomp_ver= yajl_ver= cap_ver= ul_ver=
+{ read -r seccomp_ver; read -r yajl_ver; read -r cap_ver; read -r ul_ver; } < <(
+	"$top/contrib/debian-source.sh" versions "$apt_dir" libseccomp yajl libcap2 util-linux || true) || true
 if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ] || [ -z "$cap_ver" ] || [ -z "$ul_ver" ]; then
 	if compgen -G "$out/prefix/.built-*" >/dev/null; then
 		echo "musl-deps: no source index (offline?); keeping the libraries built before in $out" >&2
@@ -91,8 +70,8 @@ done
 ln -s "/usr/include/$(gcc -dumpmachine)/asm" "$out/include/asm"
 
 cd "$out/src"
-apt-get "${apt_opts[@]}" source --download-only "libseccomp=$seccomp_ver" "yajl=$yajl_ver" \
-	"libcap2=$cap_ver" "util-linux=$ul_ver" >/dev/null
+"$top/contrib/debian-source.sh" download "$apt_dir" . "libseccomp=$seccomp_ver" "yajl=$yajl_ver" \
+	"libcap2=$cap_ver" "util-linux=$ul_ver"
 for p in libseccomp yajl libcap2 util-linux; do
 	dpkg-source -x "$p"_*.dsc "$p" >/dev/null 2>&1
 done

@@ -8,9 +8,10 @@
 #   warm     the sandbox suites again (sandbox.bats, sandbox-workloads.bats), every run
 #            through `sbx-oci serve` as `python --connect` (SBX_VIA_CONNECT=1): a run
 #            forked from the warm interpreter is what a one-shot run is
-#   conformance  tests/conformance/run.sh: runtime-tools' validation suite and crun's
-#            suite (pinned, from ../shared/conformance) against the built binary; fails
-#            on a failing point not in tests/conformance/expected-failures.txt
+#   conformance  tests/conformance/run.sh: crun's own test suite, from Debian's crun
+#            source package, against the built binary and, in the same run, runc and
+#            crun; fails on a failing point of sbx-oci not in
+#            tests/conformance/expected-failures.txt
 #   compat   tests/compat/run.sh: CPython's regression tests (tests/compat/modules.txt)
 #            bare and in `sbx-oci python` at its defaults, compared test by test; fails
 #            on a difference not in tests/compat/intended-denials.txt; then numpy's
@@ -27,7 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # The stages need root: a user with sudo gets there through it (`make check` as is).
 if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
-	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_SHARED "$0" "$@"
+	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_CACHE "$0" "$@"
 fi
 stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients}
 failed=()
@@ -35,21 +36,47 @@ summary=()
 
 # The host's own device nodes, which every stage binds into containers: a stage that
 # leaves one with another owner or mode (a chown meant for a container's stdio or its
-# /dev landing on the host's node) fails, whatever its tests said. Seen once: /dev/null
-# owned by 100000 after a local run, cause not found; this names the stage next time.
-host_nodes() { stat -c '%n %u:%g %a' /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty 2>&1; }
+# /dev landing on the host's node) fails, whatever its tests said. The one seen so far:
+# Debian's crun 1.8.1 fchowns stdio that is not a tty to the container's root, devices
+# included (crun issue 1845), so a crun run of a user-namespace bundle with /dev/null
+# as stdin gave the host's /dev/null to 100000; every crun and runc command of the
+# tests and the bench gets an empty pipe as stdin since. helpers/nodewatch.c watches
+# the nodes with fanotify for the whole run and names the process that changed one.
+nodes=(/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty)
+host_nodes() { stat -c '%n %u:%g %a' "${nodes[@]}" 2>&1; }
+watch_dir=$(mktemp -d /tmp/sbx-check-nodes.XXXXXX)
+watch_log=$watch_dir/changes
+: >"$watch_log"
+watch_pid=
+if gcc -O2 -o "$watch_dir/nodewatch" "$here/helpers/nodewatch.c" 2>"$watch_dir/build.log"; then
+	"$watch_dir/nodewatch" "$watch_log" "${nodes[@]}" 2>>"$watch_dir/build.log" &
+	watch_pid=$!
+fi
+# shellcheck disable=SC2317 # the EXIT trap
+stop_watch() {
+	[ -z "$watch_pid" ] || kill "$watch_pid" 2>/dev/null
+	rm -rf "$watch_dir"
+}
+trap stop_watch EXIT
 
 run_stage() {
-	local name=$1 start=$SECONDS rc before after
+	local name=$1 start=$SECONDS rc before after seen
 	shift
 	echo "=== stage $name: $*"
 	before=$(host_nodes)
+	seen=$(wc -l <"$watch_log")
 	"$@"
 	rc=$?
 	after=$(host_nodes)
 	if [ "$before" != "$after" ]; then
 		echo "check: stage $name changed the host's device nodes:" >&2
 		diff <(echo "$before") <(echo "$after") >&2
+		if [ "$(wc -l <"$watch_log")" -gt "$seen" ]; then
+			echo "check: who changed them (helpers/nodewatch.c):" >&2
+			tail -n +"$((seen + 1))" "$watch_log" >&2
+		else
+			echo "check: the process that changed them is not known (nodewatch: $(cat "$watch_dir/build.log" 2>/dev/null || echo not running))" >&2
+		fi
 		[ $rc != 0 ] || rc=99
 	fi
 	summary+=("$(printf '%-8s %s in %d s' "$name" "$([ $rc = 0 ] && echo passed || echo "FAILED ($rc)")" $((SECONDS - start)))")

@@ -4,6 +4,12 @@
  * cost is measured in the same run ("idexec alone": idexec noop) for report.py to take
  * out of both sides of a ratio.
  *
+ * Its stdin is an empty pipe, whatever it was given: hyperfine's default stdin is
+ * /dev/null, and Debian's crun 1.8.1 fchowns stdio that is not a tty to the
+ * container's root before it enters a user namespace, devices included (crun issue
+ * 1845, fixed in 1.24), so a user-namespace bundle run by crun with /dev/null as
+ * stdin made the host's /dev/null belong to 100000. Every row gets the same pipe.
+ *
  * Freestanding (no libc, x86_64): a static glibc program spends ~0.6 ms of a VM's time
  * starting up (cpuid exits), which made idexec the largest constant in the short rows.
  * Adapted from the team's earlier benchmark (../shared/bench). */
@@ -36,6 +42,21 @@ fail (const char *msg)
 }
 
 static char space[ARG_SPACE];
+
+/* stdin becomes the read end of a pipe whose write end is closed: reads see EOF */
+static void
+empty_stdin (void)
+{
+	int fds[2];
+	if (sys3 (293 /* pipe2 */, (long) fds, 0, 0) != 0)
+		fail ("idexec: pipe2 failed\n");
+	sys3 (3 /* close */, fds[1], 0, 0);
+	if (fds[0] != 0) {
+		if (sys3 (33 /* dup2 */, fds[0], 0, 0) != 0)
+			fail ("idexec: dup2 failed\n");
+		sys3 (3 /* close */, fds[0], 0, 0);
+	}
+}
 
 /* called from _start with the initial stack: argc, argv..., NULL, envp..., NULL */
 __attribute__ ((used)) static void
@@ -77,6 +98,7 @@ idexec_main (long *sp)
 		args[n++] = out;
 	}
 	args[n] = 0;
+	empty_stdin ();
 	sys3 (59 /* execve */, (long) args[0], (long) args, (long) envp);
 	fail ("idexec: execve failed\n");
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # run.sh OUTDIR RUNTIME RESULTS_DIR: runs crun's Python suite (prepared in OUTDIR by
-# build.sh) against RUNTIME, one tests/test_*.py at a time, as root.
+# build.sh from Debian's crun source package) against RUNTIME, one tests/test_*.py at a time, as root.
 #
 # For each FILE it writes RESULTS_DIR/crun/FILE.tap (the TAP on stdout) and FILE.log
 # (stderr: the suite's diagnostics), prints
@@ -29,7 +29,8 @@ fi
 out=$(cd "$1" && pwd)
 runtime=$(command -v "$2" || true)
 results=$3/crun
-tests=$out/crun/tests
+src=$out/crun
+tests=$src/tests
 init=$out/init
 file_timeout=${SBX_CONFORMANCE_FILE_TIMEOUT:-600}
 python=/usr/bin/python3
@@ -163,7 +164,7 @@ thaw_new_cgroups() {
 cleanup_after_file() {
 	local log=$1 tmp=$2 ok=0 d r c i
 	thaw_new_cgroups 2>>"$log" || true
-	for d in "$tests"/.testsuite-run-* "$kept"/*; do
+	for d in "$src"/.testsuite-run-* "$kept"/*; do
 		[ -d "$d" ] || continue
 		r=$d
 		[ -d "$d/root" ] && r=$d/root
@@ -243,15 +244,18 @@ for f in "${files[@]}"; do
 		# These run only when stdout is a tty: script(1) gives them a pty for stdin,
 		# stdout and stderr; stderr goes back to the log inside it, and the pty's
 		# CRLF is undone.
-		(cd "$tests" && env "${env_args[@]}" timeout -k 10 "$file_timeout" \
-			script -qec "exec $python $(printf %q "$f") 2>>$(printf %q "$log")" /dev/null \
+		(cd "$src" && env "${env_args[@]}" timeout -k 10 "$file_timeout" \
+			script -qec "exec $python tests/$(printf %q "$f") 2>>$(printf %q "$log")" /dev/null \
 			</dev/null >"$tap.raw" 2>>"$log") || rc=$?
 		tr -d '\r' <"$tap.raw" >"$tap"
 		rm -f "$tap.raw"
 		;;
 	*)
-		(cd "$tests" && env "${env_args[@]}" timeout -k 10 "$file_timeout" \
-			"$python" "$f" </dev/null >"$tap" 2>>"$log") || rc=$?
+		# stdin an empty pipe, not /dev/null: Debian's crun 1.8.1 fchowns stdio that is
+		# not a tty to the container's root, devices included (crun issue 1845), so the
+		# reference run would hand the host's /dev/null to a mapped id.
+		(cd "$src" && env "${env_args[@]}" timeout -k 10 "$file_timeout" \
+			"$python" "tests/$f" < <(:) >"$tap" 2>>"$log") || rc=$?
 		;;
 	esac
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
