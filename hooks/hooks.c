@@ -29,15 +29,18 @@ static void __attribute__ ((noreturn))
 exec_hook (const struct oci_hook *h, int stdin_fd)
 {
   const char *fallback_argv[] = { h->path, NULL };
-  const char *empty_env[] = { NULL };
   sigset_t none;
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
   signal (SIGPIPE, SIG_DFL);
   if (dup2 (stdin_fd, 0) < 0)
     _exit (127);
+  /* A hook without env runs with the runtime's own environment, as with runc (Go's
+     exec.Cmd with a nil Env) and crun: hooks such as nvidia-container-runtime-hook
+     find their tools through PATH. The environment is the caller's, who also wrote
+     the hook; "env": [] gives none. */
   execve (h->path, (char *const *) (h->n_args ? h->args : fallback_argv),
-          (char *const *) (h->env ? h->env : empty_env));
+          h->env ? (char *const *) h->env : environ);
   dprintf (2, "sbx-oci: hook %s: exec: %s\n", h->path, strerror (errno));
   _exit (127);
 }

@@ -408,7 +408,26 @@ oci_config_annotation (const struct oci_config *c, const char *key)
   return v && v->type == yajl_t_string ? v->u.string : NULL;
 }
 
+bool
+oci_keep_original_groups (const struct oci_config *c)
+{
+  const char *v = oci_config_annotation (c, OCI_KEEP_GROUPS_ANNOTATION);
+  return v && strcmp (v, "0") != 0 && strcmp (v, "false") != 0;
+}
+
 /* --------------------------------------------------------------- top level */
+
+static int
+refuse_terminal (yajl_val proc, struct sbx_error *err)
+{
+  bool terminal = false;
+  if (json_get_bool (proc, "process", "terminal", &terminal, NULL, err) < 0)
+    return -1;
+  if (terminal)
+    return sbx_error_set (err, 0, "process.terminal is true: use --console-socket to receive the terminal (or run in "
+                                  "the foreground, which relays it)");
+  return 0;
+}
 
 struct oci_config *
 oci_config_parse (char *raw, size_t len, const char *what, const struct oci_parse_ctx *ctx, struct sbx_error *err)
@@ -431,6 +450,8 @@ oci_config_parse (char *raw, size_t len, const char *what, const struct oci_pars
       || json_get_string (root_obj, "root", "path", true, &c->root_path, err) < 0
       || json_get_bool (root_obj, "root", "readonly", &c->root_readonly, NULL, err) < 0
       || parse_mounts (c->tree, ctx, c, err) < 0 || json_get_object (c->tree, "", "process", false, &proc, err) < 0)
+    goto fail;
+  if (proc && ctx->no_terminal && refuse_terminal (proc, err) < 0)
     goto fail;
   if (proc)
     {

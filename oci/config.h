@@ -206,6 +206,10 @@ struct oci_parse_ctx
 {
   oci_warn_fn warn;
   void *warn_data;
+  /* The caller cannot take a terminal (create or run -d without --console-socket):
+     process.terminal true is refused first, before the rest of the process is read,
+     as runc and crun check their command line before the config's contents. */
+  bool no_terminal;
 };
 
 /* Parse `raw` (takes ownership of it) into a config. */
@@ -229,6 +233,11 @@ int oci_sysctl_namespace (const char *key);
 
 /* Look up an annotation value (NULL if absent). */
 const char *oci_config_annotation (const struct oci_config *c, const char *key);
+/* run.oci.keep_original_groups (crun's; podman's --group-add keep-groups sends "1"):
+   the process keeps the supplementary groups of whoever ran the runtime instead of
+   process.user.additionalGids. Set: any value but "0" and "false". */
+#define OCI_KEEP_GROUPS_ANNOTATION "run.oci.keep_original_groups"
+bool oci_keep_original_groups (const struct oci_config *c);
 
 /* Internal to oci/: the linux section parser (config_linux.c). */
 int oci_linux_parse (yajl_val obj, const char *path, const struct oci_parse_ctx *ctx, struct oci_linux *l,

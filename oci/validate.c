@@ -181,6 +181,12 @@ check_mounts (const struct oci_config *c, struct sbx_error *err)
             idmap = true;
           if (!m->options[j][0])
             return sbx_error_set (err, 0, "%s.options[%zu]: empty option", what, j);
+          /* crun's own syntax for a mount's mapping; taken for a data option, it
+             would be dropped and the mount made without the mapping asked for. */
+          if (strncmp (m->options[j], "idmap=", 6) == 0 || strncmp (m->options[j], "ridmap=", 7) == 0)
+            return sbx_error_set (err, 0, "%s.options[%zu]: '%s' is crun's mapping syntax: give the mount's "
+                                          "uidMappings and gidMappings (with 'idmap') instead", what, j,
+                                  m->options[j]);
         }
       if (bind && (!m->source || !*m->source))
         return sbx_error_set (err, 0, "%s.source: a bind mount needs a source", what);
@@ -284,6 +290,9 @@ oci_config_validate (const struct oci_config *c, bool as_root, struct sbx_error 
     return sbx_error_set (err, 0, "root.path: must not be empty");
   if (c->process && oci_process_validate (c->process, "process", err) < 0)
     return -1;
+  if (c->process && c->process->user.n_additional_gids && oci_keep_original_groups (c))
+    return sbx_error_set (err, 0, "annotations." OCI_KEEP_GROUPS_ANNOTATION ": keeps the caller's groups, so "
+                                  "process.user.additionalGids cannot be set too");
   if ((c->hostname || c->domainname) && !l->ns[SBX_NS_UTS].present)
     return sbx_error_set (err, 0, "%s: setting it needs a UTS namespace in linux.namespaces",
                           c->hostname ? "hostname" : "domainname");

@@ -79,9 +79,11 @@ out:
 }
 
 static int
-set_groups_and_ids (const struct oci_user *u, bool setgroups_allowed, struct sbx_error *err)
+set_groups_and_ids (const struct oci_user *u, bool setgroups_allowed, bool keep_groups, struct sbx_error *err)
 {
-  if (setgroups_allowed)
+  if (keep_groups)
+    ; /* the caller's supplementary groups, inherited (OCI_KEEP_GROUPS_ANNOTATION) */
+  else if (setgroups_allowed)
     {
       gid_t *gids = xmalloc0 ((u->n_additional_gids + 1) * sizeof (gid_t));
       int r;
@@ -158,15 +160,15 @@ caps_drop_bounding (const struct oci_process *p, struct sbx_error *err)
 }
 
 int
-caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, struct sbx_log *log,
-                          struct sbx_error *err)
+caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, bool keep_groups,
+                          struct sbx_log *log, struct sbx_error *err)
 {
   struct oci_capabilities none = { 0 };
   const struct oci_capabilities *caps = p->has_capabilities ? &p->caps : &none;
   /* Keep the permitted set across setuid: we drop to exactly what the config asks. */
   if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
     return sbx_error_set (err, errno, "prctl(PR_SET_KEEPCAPS)");
-  if (set_groups_and_ids (&p->user, setgroups_allowed, err) < 0 || set_capabilities (caps, log, err) < 0)
+  if (set_groups_and_ids (&p->user, setgroups_allowed, keep_groups, err) < 0 || set_capabilities (caps, log, err) < 0)
     return -1;
   if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
     return sbx_error_set (err, errno, "prctl(PR_SET_KEEPCAPS)");

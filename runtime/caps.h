@@ -13,7 +13,8 @@
 #include "runtime/base/log.h"
 
 int caps_drop_bounding (const struct oci_process *p, struct sbx_error *err);
-int caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, struct sbx_log *log,
+int caps_apply_user_and_caps (const struct oci_process *p, bool setgroups_allowed, bool keep_groups,
+                              struct sbx_log *log,
                               struct sbx_error *err);
 
 #endif

@@ -188,9 +188,9 @@ map_caller_when_unmapped (struct oci_linux *l)
 }
 
 static int
-load_bundle (struct container *c, struct sbx_error *err)
+load_bundle (struct container *c, bool no_terminal, struct sbx_error *err)
 {
-  struct oci_parse_ctx pctx = { .warn = sbx_log_warn_cb, .warn_data = &c->ctx->log };
+  struct oci_parse_ctx pctx = { .warn = sbx_log_warn_cb, .warn_data = &c->ctx->log, .no_terminal = no_terminal };
   const char *bundle = c->o->bundle ? c->o->bundle : ".";
   struct stat st;
   int rootfs_fd = -1;
@@ -620,13 +620,10 @@ static int
 create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
   bool seal, trampoline;
-  if (load_bundle (c, err) < 0)
-    return -1;
   /* A foreground run relays the terminal itself (tty_relay.h); create and run -d
      must hand it to someone. */
-  if (c->config->process && c->config->process->terminal && !c->o->console_socket && !foreground)
-    return sbx_error_set (err, 0, "process.terminal is true: a --console-socket is needed to hand over the terminal "
-                                  "(or a foreground run, which relays it)");
+  if (load_bundle (c, !foreground && !c->o->console_socket, err) < 0)
+    return -1;
   /* In a user namespace that does not map the binary's owner there is nothing to seal
      (sealed_exe.h). Otherwise: re-exec'd
      from the sealed binary before the rest of the planning, which would be done twice,

@@ -101,7 +101,7 @@ env_same_key (const char *a, const char *b)
 
 /* runc's inline form: the container's process, with the command line's overrides. */
 static int
-process_from_options (struct exec_ctx *e, const struct exec_opts *o, struct sbx_error *err)
+process_from_options (struct exec_ctx *e, const struct exec_opts *o, struct sbx_ctx *ctx, struct sbx_error *err)
 {
   const struct oci_process *base = e->config->process;
   struct oci_process *p = &e->process;
@@ -156,7 +156,12 @@ process_from_options (struct exec_ctx *e, const struct exec_opts *o, struct sbx_
     {
       int cap = sbx_capability_from_name (o->caps[i]);
       if (cap < 0)
-        return sbx_error_set (err, 0, "exec: --cap %s: unknown capability", o->caps[i]);
+        {
+          /* As an unknown name in process.capabilities (config.md: SHOULD NOT fail),
+             and as runc: a warning, and nothing granted. */
+          sbx_log_warn_cb (&ctx->log, "exec: --cap %s: unknown capability ignored", o->caps[i]);
+          continue;
+        }
       /* Not the inheritable set (CVE-2022-29162); without it, ambient cannot hold it. */
       p->has_capabilities = true;
       p->caps.bounding |= 1ULL << cap;
@@ -299,6 +304,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     .preserve_fds = o->preserve_fds,
     .detach = o->detach,
     .as_root = ctx->as_root,
+    .keep_groups = oci_keep_original_groups (e->config),
     .parent_fds = { e->l.state_fd, e->l.root_fd, -1, -1 },
   };
   struct clone_args args = { 0 };
@@ -408,8 +414,14 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
     goto out;
   if (sealed_exe_needed (&e.config->linux_) && sealed_exe_ensure (err) < 0)
     goto out;
-  if ((o->process_path ? process_from_file (&e, o->process_path, ctx, err) : process_from_options (&e, o, err)) < 0)
+  if ((o->process_path ? process_from_file (&e, o->process_path, ctx, err) : process_from_options (&e, o, ctx, err)) < 0)
     goto out;
+  if (e.process.user.n_additional_gids && oci_keep_original_groups (e.config))
+    {
+      sbx_error_set (err, 0, "exec: the container's annotations." OCI_KEEP_GROUPS_ANNOTATION " keeps the caller's "
+                             "groups: additional gids cannot be set too");
+      goto out;
+    }
   if (e.process.terminal && !o->console_socket && o->detach)
     {
       sbx_error_set (err, 0, "exec: the process has a terminal: a --console-socket is needed to hand it over "

@@ -210,9 +210,12 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
         }
       goto out;
     }
-  if (l.status != STATUS_STOPPED && !force)
+  if ((l.status == STATUS_RUNNING || l.status == STATUS_PAUSED) && !force)
     {
-      /* runtime.md: deleting a container that is not stopped MUST have no effect. */
+      /* runtime.md: deleting a container that is not stopped MUST have no effect.
+         A created one is the exception runc and crun make, and clients count on it
+         (a create whose start never comes is cleaned up with a plain delete): its
+         process has not run a line of the program yet. */
       sbx_error_set (err, 0, "cannot delete container %s: it is %s (stop it first, or use --force)", id,
                      container_status_name (l.status));
       goto out;

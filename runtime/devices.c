@@ -14,6 +14,7 @@
 #include "runtime/fs.h"
 #include "runtime/mountapi.h"
 #include "runtime/mounts.h"
+#include "runtime/sync.h"
 
 struct device_spec
 {
@@ -24,12 +25,20 @@ struct device_spec
   bool has_owner;
   uid_t uid;
   gid_t gid;
+  int index; /* in linux.devices; -1 for a default device */
+};
+
+/* Where a user namespace's nodes come from: the parent, on the sync socket, when it
+   can make them (host root); -1: the host's own nodes are bound. */
+struct node_source
+{
+  int sync_fd;
 };
 
 static const struct device_spec default_devices[] = {
-  { "/dev/null", S_IFCHR, 1, 3, 0666, false, 0, 0 },    { "/dev/zero", S_IFCHR, 1, 5, 0666, false, 0, 0 },
-  { "/dev/full", S_IFCHR, 1, 7, 0666, false, 0, 0 },    { "/dev/random", S_IFCHR, 1, 8, 0666, false, 0, 0 },
-  { "/dev/urandom", S_IFCHR, 1, 9, 0666, false, 0, 0 }, { "/dev/tty", S_IFCHR, 5, 0, 0666, false, 0, 0 },
+  { "/dev/null", S_IFCHR, 1, 3, 0666, false, 0, 0, -1 },    { "/dev/zero", S_IFCHR, 1, 5, 0666, false, 0, 0, -1 },
+  { "/dev/full", S_IFCHR, 1, 7, 0666, false, 0, 0, -1 },    { "/dev/random", S_IFCHR, 1, 8, 0666, false, 0, 0, -1 },
+  { "/dev/urandom", S_IFCHR, 1, 9, 0666, false, 0, 0, -1 }, { "/dev/tty", S_IFCHR, 5, 0, 0666, false, 0, 0, -1 },
 };
 
 static bool
@@ -39,19 +48,49 @@ is_device (const struct stat *st, const struct device_spec *d)
          && (d->type == S_IFIFO || (major (st->st_rdev) == d->major && minor (st->st_rdev) == d->minor));
 }
 
-/* In a user namespace: bind the host's node, after checking it is that device, onto
- * `name` in `dirfd` (created here unless it is there already). The target is named
- * relative to the /dev this init just mounted, which nothing else can reach yet, so
- * it needs no fd of its own (four syscalls a node fewer than an open + reopen). */
+/* In a user namespace, where no node can be made that works: the node comes as a
+ * detached mount. As host root, the parent makes it with the entry's owner and mode
+ * (devices_host.h); otherwise it is the host's own node, checked to be that device.
+ * SBX_NO_NODE: neither is possible (a default device the host lacks). */
 static int
-bind_host_device (int dirfd, const char *name, const struct device_spec *d, bool create, struct sbx_error *err)
+device_tree (const struct device_spec *d, const struct node_source *src, struct sbx_error *err)
 {
-  _cleanup_close_ int tree = sys_open_tree (AT_FDCWD, d->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
   struct stat st;
+  int tree;
+  if (src->sync_fd >= 0 && d->index >= 0)
+    {
+      uint32_t idx = (uint32_t) d->index;
+      size_t n = 1;
+      tree = -1;
+      if (sync_send (src->sync_fd, SYNC_DEVICE_NODE, &idx, sizeof idx, err) < 0
+          || sync_expect_fds (src->sync_fd, SYNC_DEVICE_NODE_FD, &tree, &n, err) < 0)
+        return -1;
+      if (n != 1)
+        return sbx_error_set (err, EPROTO, "sync: no node for %s", d->path);
+      return tree;
+    }
+  tree = sys_open_tree (AT_FDCWD, d->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
   if (tree < 0)
     return sbx_error_set (err, errno, "the host has no %s to bind into the user namespace", d->path);
   if (fstat (tree, &st) < 0 || !is_device (&st, d))
-    return sbx_error_set (err, 0, "host %s is not device %u:%u", d->path, d->major, d->minor);
+    {
+      close (tree);
+      return sbx_error_set (err, 0, "host %s is not device %u:%u", d->path, d->major, d->minor);
+    }
+  return tree;
+}
+
+/* Binds the node onto `name` in `dirfd` (created here unless it is there already).
+ * The target is named relative to the /dev this init just mounted, which nothing else
+ * can reach yet, so it needs no fd of its own (four syscalls a node fewer than an
+ * open + reopen). */
+static int
+bind_device (int dirfd, const char *name, const struct device_spec *d, const struct node_source *src, bool create,
+             struct sbx_error *err)
+{
+  _cleanup_close_ int tree = device_tree (d, src, err);
+  if (tree < 0)
+    return -1;
   if (create)
     {
       int created = FS_CREATE (openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -117,7 +156,8 @@ finish_node (int dir, const char *name, const struct device_spec *d, struct sbx_
 }
 
 static int
-make_device (int rootfd, const struct device_spec *d, bool userns, struct device_dir *dd, struct sbx_error *err)
+make_device (int rootfd, const struct device_spec *d, bool userns, const struct node_source *src,
+             struct device_dir *dd, struct sbx_error *err)
 {
   _cleanup_free_ char *name = NULL;
   int dir = device_dir_open (rootfd, d->path, dd, &name, err);
@@ -139,7 +179,7 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct device
       if (created >= 0)
         {
           close (created);
-          return bind_host_device (dir, name, d, false, err);
+          return bind_device (dir, name, d, src, false, err);
         }
       if (errno != EEXIST)
         return sbx_error_set (err, errno, "create %s", d->path);
@@ -153,14 +193,14 @@ make_device (int rootfd, const struct device_spec *d, bool userns, struct device
           /* An empty placeholder (left by an image build): bind over it. */
           if (unlinkat (dir, name, 0) < 0)
             return sbx_error_set (err, errno, "replace placeholder %s", d->path);
-          return bind_host_device (dir, name, d, true, err);
+          return bind_device (dir, name, d, src, true, err);
         }
       return sbx_error_set (err, 0, "%s exists in the container and is not device %c %u:%u; refusing to use it",
                             d->path, d->type == S_IFBLK ? 'b' : d->type == S_IFIFO ? 'p' : 'c', d->major, d->minor);
     }
   if (errno != ENOENT)
     return sbx_error_set (err, errno, "stat %s", d->path);
-  return bind_host_device (dir, name, d, true, err);
+  return bind_device (dir, name, d, src, true, err);
 }
 
 static int
@@ -182,8 +222,9 @@ proc_mounted (int rootfd)
 }
 
 int
-devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_error *err)
+devices_setup (int rootfd, const struct oci_config *c, bool userns, int host_nodes_fd, struct sbx_error *err)
 {
+  struct node_source src = { .sync_fd = host_nodes_fd };
   _cleanup_close_ int dev = -1, devdir = -1;
   struct device_dir dd = { .path = NULL, .fd = -1 };
   mode_t old_umask = umask (0);
@@ -205,8 +246,9 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
         .has_owner = od->has_uid || od->has_gid,
         .uid = od->has_uid ? od->uid : 0,
         .gid = od->has_gid ? od->gid : 0,
+        .index = (int) i,
       };
-      if (make_device (rootfd, &d, userns, &dd, err) < 0)
+      if (make_device (rootfd, &d, userns, &src, &dd, err) < 0)
         {
           sbx_error_wrap (err, "linux.devices[%zu]", i);
           goto out;
@@ -217,7 +259,7 @@ devices_setup (int rootfd, const struct oci_config *c, bool userns, struct sbx_e
       bool configured = false;
       for (size_t j = 0; j < c->linux_.n_devices; j++)
         configured |= strcmp (c->linux_.devices[j].path, default_devices[i].path) == 0;
-      if (!configured && make_device (rootfd, &default_devices[i], userns, &dd, err) < 0)
+      if (!configured && make_device (rootfd, &default_devices[i], userns, &src, &dd, err) < 0)
         goto out;
     }
 

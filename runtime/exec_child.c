@@ -110,6 +110,7 @@ exec_child_run (struct exec_child_args *a, char **program, bool in_process, stru
       .state = a->state,
       .host_pid = host_pid,
       .setgroups_allowed = a->as_root,
+      .keep_groups = a->keep_groups,
       .log = &a->ctx->log,
       .preserve_fds = a->preserve_fds,
       .pdeathsig = !a->detach,

@@ -156,7 +156,8 @@ setup_rootfs (struct init_args *a, struct sbx_error *err)
   if (rootfd < 0)
     return -1;
   env.rootfd = rootfd;
-  if (mounts_apply (c, a->mount_plans, &env, err) < 0 || devices_setup (rootfd, c, env.userns, err) < 0)
+  if (mounts_apply (c, a->mount_plans, &env, err) < 0
+      || devices_setup (rootfd, c, env.userns, a->ctx->host_root ? env.sync_fd : -1, err) < 0)
     return -1;
   if (c->process)
     {
@@ -390,6 +391,7 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
       .state = a->state,
       .host_pid = a->host_pid,
       .setgroups_allowed = a->as_root,
+      .keep_groups = oci_keep_original_groups (a->config),
       .log = &a->ctx->log,
       .preserve_fds = a->preserve_fds,
       .pdeathsig = a->pdeathsig,

@@ -157,7 +157,7 @@ process_become (const struct oci_process *p, struct become_args *b, struct sbx_e
      prctl), as with runc and crun. */
   if (b->seccomp && !p->no_new_privileges && load_seccomp (b, err) < 0)
     return -1;
-  if (caps_apply_user_and_caps (p, b->setgroups_allowed, b->log, err) < 0)
+  if (caps_apply_user_and_caps (p, b->setgroups_allowed, b->keep_groups, b->log, err) < 0)
     return -1;
   if (b->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL); /* the uid change cleared it */

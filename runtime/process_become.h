@@ -28,6 +28,7 @@ struct become_args
   const struct sbx_state *state; /* sent to the notify agent */
   pid_t host_pid;                /* our pid as the host sees it */
   bool setgroups_allowed;
+  bool keep_groups; /* OCI_KEEP_GROUPS_ANNOTATION: no setgroups at all */
   struct sbx_log *log;
   int preserve_fds; /* fds 3..3+N-1 stay open across exec */
   bool pdeathsig;   /* re-arm SIGKILL-on-parent-death after the uid change */

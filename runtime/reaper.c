@@ -103,7 +103,7 @@ reaper_hold (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig
   sigprocmask (SIG_BLOCK, &all, NULL);
   self.has_capabilities = true;
   memset (&self.caps, 0, sizeof self.caps);
-  if (caps_apply_user_and_caps (&self, setgroups_allowed, log, &err) < 0 || process_set_no_new_privs (&err) < 0)
+  if (caps_apply_user_and_caps (&self, setgroups_allowed, false, log, &err) < 0 || process_set_no_new_privs (&err) < 0)
     _exit (126);
   if (pdeathsig && prctl (PR_SET_PDEATHSIG, SIGKILL) == 0 && runtime_gone (status_fd))
     _exit (137);
@@ -157,7 +157,7 @@ reaper_fork (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig
   hide_command_line ();
   self.has_capabilities = true;
   memset (&self.caps, 0, sizeof self.caps);
-  if (caps_apply_user_and_caps (&self, setgroups_allowed, log, err) < 0 || process_set_no_new_privs (err) < 0)
+  if (caps_apply_user_and_caps (&self, setgroups_allowed, false, log, err) < 0 || process_set_no_new_privs (err) < 0)
     {
       kill (program, SIGKILL);
       _exit (126);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/devices_host.h"
 #include "runtime/idmap.h"
 #include "runtime/mountapi.h"
 #include "runtime/sync.h"
@@ -187,16 +188,11 @@ send_idmapped_mounts (struct init_args *a, struct spawned *s, struct sbx_error *
    detached, as for an idmapped mount. Asked only on that failure, so a run whose
    sources the container can reach pays nothing. */
 static int
-serve_bind_source (void *data, int fd, const struct sync_header *h, const void *payload, struct sbx_error *err)
+serve_bind_source (const struct init_args *a, int fd, uint32_t i, struct sbx_error *err)
 {
-  const struct init_args *a = data;
-  uint32_t i;
   int tree;
   _cleanup_free_ char *src = NULL;
   struct sbx_error e = { 0 };
-  if (h->len != sizeof i)
-    return sbx_error_set (err, EPROTO, "sync: malformed bind-source request");
-  memcpy (&i, payload, sizeof i);
   if (i >= a->config->n_mounts || !a->mount_plans[i].bind || a->mount_plans[i].idmap)
     return sbx_error_set (err, EPROTO, "sync: bind-source request for mounts[%u]", (unsigned) i);
   src = a->config->mounts[i].source[0] == '/' ? xstrdup (a->config->mounts[i].source)
@@ -219,6 +215,44 @@ serve_bind_source (void *data, int fd, const struct sync_header *h, const void *
   return 0;
 }
 
+/* The init, in its user namespace, cannot make a device node that works there: the
+   parent makes it (devices_host.h). An error goes back for the init to report. */
+static int
+serve_device_node (const struct init_args *a, int fd, uint32_t i, struct sbx_error *err)
+{
+  struct sbx_error e = { 0 };
+  int node;
+  if (i >= a->config->linux_.n_devices)
+    return sbx_error_set (err, EPROTO, "sync: device-node request for linux.devices[%u]", (unsigned) i);
+  node = devices_host_make_node (a->config, i, &e);
+  if (node < 0)
+    {
+      sync_send_error (fd, &e);
+      sbx_error_clear (&e);
+      return 0;
+    }
+  if (sync_send_fds (fd, SYNC_DEVICE_NODE_FD, &node, 1, err) < 0)
+    {
+      close (node);
+      return -1;
+    }
+  close (node);
+  return 0;
+}
+
+/* What the init may ask of the parent during its setup (sync_set_server). */
+static int
+serve_request (void *data, int fd, const struct sync_header *h, const void *payload, struct sbx_error *err)
+{
+  uint32_t i;
+  if (h->len != sizeof i)
+    return sbx_error_set (err, EPROTO, "sync: malformed %s request", sync_type_name (h->type));
+  memcpy (&i, payload, sizeof i);
+  if (h->type == SYNC_DEVICE_NODE)
+    return serve_device_node (data, fd, i, err);
+  return serve_bind_source (data, fd, i, err);
+}
+
 int
 spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sbx_error *err)
 {
@@ -231,7 +265,7 @@ spawn_setup_child (struct init_args *a, struct cgroup *cg, struct spawned *s, st
   if (ns->userns && !ns->two_stage && userns_write_maps (s->pid, a->config, a->as_root, err) < 0)
     return -1;
   if (ns->userns)
-    sync_set_server (s->sync_fd, serve_bind_source, a); /* until the init is ready (container.c) */
+    sync_set_server (s->sync_fd, serve_request, a); /* until the init is ready (container.c) */
   if (sync_send (s->sync_fd, SYNC_GO, NULL, 0, err) < 0)
     return -1;
   if (ns->two_stage)

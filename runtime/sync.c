@@ -17,6 +17,7 @@ sync_type_name (enum sync_type type)
     [SYNC_ERROR] = "error",     [SYNC_USERNS_CREATED] = "userns-created", [SYNC_MAPS_DONE] = "maps-done",
     [SYNC_INIT_PID] = "init-pid", [SYNC_COMMIT_ACK] = "commit-ack", [SYNC_IDMAP_FDS] = "idmap-fds",
     [SYNC_BIND_SOURCE] = "bind-source", [SYNC_BIND_SOURCE_FD] = "bind-source-fd",
+    [SYNC_DEVICE_NODE] = "device-node", [SYNC_DEVICE_NODE_FD] = "device-node-fd",
   };
   if ((size_t) type < ARRAY_SIZE (names) && names[type])
     return names[type];
@@ -104,7 +105,7 @@ again:
       err->exit_hint = h.exit_hint;
       return -1;
     }
-  if (h.type == SYNC_BIND_SOURCE && type != SYNC_BIND_SOURCE && server.fn && server.fd == fd)
+  if (SYNC_IS_REQUEST (h.type) && type != h.type && server.fn && server.fd == fd)
     {
       if (server.fn (server.data, fd, &h, buf, err) < 0)
         return -1;

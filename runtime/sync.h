@@ -42,7 +42,12 @@ enum sync_type
   SYNC_IDMAP_FDS,      /* parent -> init: detached idmapped bind mounts (SCM_RIGHTS) */
   SYNC_BIND_SOURCE,    /* init -> parent: mounts[i] (uint32) is a bind source I cannot reach */
   SYNC_BIND_SOURCE_FD, /* parent -> init: its tree, detached (SCM_RIGHTS), or SYNC_ERROR */
+  SYNC_DEVICE_NODE,    /* init -> parent: make linux.devices[i] (uint32) for my user namespace */
+  SYNC_DEVICE_NODE_FD, /* parent -> init: the node, a detached bind (SCM_RIGHTS), or SYNC_ERROR */
 };
+
+/* The requests the parent serves while it waits (sync_set_server). */
+#define SYNC_IS_REQUEST(t) ((t) == SYNC_BIND_SOURCE || (t) == SYNC_DEVICE_NODE)
 
 struct sync_header
 {

@@ -468,9 +468,20 @@ mount_count() {
 		# shellcheck disable=SC2086 # two words for run -d
 		sbx_split $cmd --bundle "$BUNDLE" "$ID"
 		assert_one_line_error "process.terminal"
-		[[ "$stderr" == *"--console-socket"* ]]
+		[[ "$stderr" == *"use --console-socket"* ]]
 		assert_no_state "$ID"
 	done
+	# said before anything else of the process is read (crun's test-detach-tty has a
+	# number in args)
+	update_config '.process.args = ["/bin/true", 0]'
+	sbx_split run -d --bundle "$BUNDLE" "$ID"
+	assert_one_line_error "use --console-socket"
+	assert_no_state "$ID"
+}
+
+@test "bad input: run.oci.keep_original_groups with additionalGids is refused naming both" {
+	update_config '.process.user = {"uid": 1000, "gid": 1000, "additionalGids": [5]} | .annotations["run.oci.keep_original_groups"] = "1"'
+	refuse_config "run.oci.keep_original_groups" "additionalGids"
 }
 
 @test "bad input: an env entry without '=' is refused" {

@@ -116,3 +116,19 @@ hook_script() {
 	grep -q HOOKVAR=yes "$BATS_TEST_TMPDIR/env.out"
 	! grep -q RUNTIME_SECRET "$BATS_TEST_TMPDIR/env.out"
 }
+
+@test "hooks: a hook without env gets the runtime's environment (as runc and crun); env [] gets none" {
+	local f=$BATS_TEST_TMPDIR/envhook
+	printf '#!/bin/sh
+env > "$1"
+' >"$f"
+	chmod +x "$f"
+	update_config --arg p "$f" --arg o "$BATS_TEST_TMPDIR" \
+		'.hooks.prestart = [{"path": $p, "args": [$p, ($o + "/inherit.out")]}, {"path": $p, "args": [$p, ($o + "/empty.out")], "env": []}]'
+	set_args true
+	FROM_CALLER=yes sbx run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	grep -qx FROM_CALLER=yes "$BATS_TEST_TMPDIR/inherit.out"
+	grep -q "^PATH=" "$BATS_TEST_TMPDIR/inherit.out"
+	! grep -q FROM_CALLER "$BATS_TEST_TMPDIR/empty.out"
+}

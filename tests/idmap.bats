@@ -58,3 +58,15 @@ setup_idmap_dir() {
 	assert_one_line_error "idmap"
 	assert_no_state "$ID"
 }
+
+@test "idmap: crun's idmap=uids=...;gids=... option syntax is refused naming the option, never dropped as a data option" {
+	requires userns
+	use_userns
+	setup_idmap_dir
+	for o in "idmap=uids=0-1-10;gids=0-1-10" "ridmap=uids=0-1-10"; do
+		update_config --arg s "$IDM" --arg o "$o" '.mounts = [.mounts[] | select(.destination != "/work")] + [{"destination":"/work","type":"bind","source":$s,"options":["rbind",$o]}]'
+		sbx_split run --bundle "$BUNDLE" "$ID"
+		assert_one_line_error "options[1]: '$o' is crun's mapping syntax"
+		assert_no_state "$ID"
+	done
+}

@@ -171,17 +171,40 @@ load helpers
 	assert_one_line_error "not created"
 }
 
-@test "delete: a running or created container needs --force" {
+@test "delete: a running container needs --force; a created one is deleted without (as runc and crun), its process killed" {
 	set_args sleep 100
 	sbx_detached create --bundle "$BUNDLE" "$ID"
-	sbx_split delete "$ID"
-	assert_one_line_error "created"
-	sbx_ok state "$ID"
+	pid=$("$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid)
+	sbx_ok delete "$ID"
+	assert_no_state "$ID"
+	! kill -0 "$pid" 2>/dev/null
+	sbx_detached create --bundle "$BUNDLE" "$ID"
 	sbx_detached start "$ID"
 	sbx_split delete "$ID"
 	assert_one_line_error "running"
+	sbx_ok state "$ID"
 	sbx_ok delete --force "$ID"
 	assert_no_state "$ID"
+}
+
+@test "delete --regex: every container whose id matches, and only those (crun's option)" {
+	set_args sleep 100
+	for id in "$ID-a1" "$ID-a2" "$ID-b1"; do
+		sbx_detached run -d --bundle "$BUNDLE" "$id"
+	done
+	sbx_ok delete --force --regex "^$ID-a[0-9]\$"
+	assert_no_state "$ID-a1"
+	assert_no_state "$ID-a2"
+	sbx_ok state "$ID-b1"
+	# a running match without --force: refused, the rest still go
+	sbx_split delete --regex "$ID-b"
+	assert_one_line_error "running"
+	sbx_split delete --regex '('
+	assert_one_line_error "--regex"
+	sbx_split delete --regex "$ID-b" "$ID-b1"
+	assert_one_line_error "not both"
+	sbx_ok delete -f --regex "$ID-b"
+	assert_no_state "$ID-b1"
 }
 
 @test "delete --force of a missing container succeeds; without --force it says so" {

@@ -104,6 +104,28 @@ load helpers
 	[ "$output" = "uid=1000 gid=1000 groups=" ]
 }
 
+@test "process: run.oci.keep_original_groups (podman --group-add keep-groups) keeps the caller's groups, in run and exec" {
+	update_config '.process.user = {"uid": 1000, "gid": 1000} | .annotations["run.oci.keep_original_groups"] = "1"'
+	set_args /bin/probe ids
+	# the caller's supplementary groups, set for the runtime by setpriv
+	run setpriv --groups 7,9 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "uid=1000 gid=1000 groups=7,9" ]
+	# "0" turns it off
+	update_config '.annotations["run.oci.keep_original_groups"] = "0"'
+	run setpriv --groups 7,9 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID"
+	[ "$output" = "uid=1000 gid=1000 groups=" ]
+	# exec into such a container keeps the exec caller's
+	update_config '.annotations["run.oci.keep_original_groups"] = "1"'
+	set_args sleep 1000
+	sbx_detached run -d --bundle "$BUNDLE" "$ID"
+	run setpriv --groups 8 "$SBX_OCI" --root "$SBX_ROOT" exec "$ID" /bin/probe ids
+	[[ "$output" == *"groups=8" ]]
+	# with additionalGids too: refused, naming both
+	sbx_split exec -g 5 "$ID" true
+	assert_one_line_error "keep_original_groups"
+}
+
 @test "process: umask" {
 	update_config '.process.user.umask = 63'
 	set_args /bin/probe umask
