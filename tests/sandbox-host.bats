@@ -126,14 +126,15 @@ expect_owner_mode() {
 	result_is --arg w "$w" '.workdir == $w'
 }
 
-@test "sandbox-host: a system directory (/srv, in a private mount namespace) as the workdir keeps owner and mode" {
+@test "sandbox-host: a root-owned directory made for the job (/srv/job1, in a private mount namespace) as the workdir keeps owner and mode" {
 	local d=$BATS_TEST_TMPDIR/srv out=$BATS_TEST_TMPDIR/out
 	mkdir "$d"
 	chmod 755 "$d"
-	# /srv is the test's directory only inside this mount namespace; the host's is untouched
+	# /srv/job1 is the test's directory only inside this mount namespace; the host's
+	# /srv is untouched (and /srv itself is refused: sandbox-syspaths.bats)
 	unshare -m --propagation private bash -c '
-		mount --bind "$1" /srv || exit 99
-		"$2" --root "$3" python --python "$4" --workdir /srv -c "open(\"/work/note\", \"w\").write(\"x\"); import os; os.chmod(\"/work\", 0o777); print(\"wrote\")"
+		mount -t tmpfs sbx-test-srv /srv && mkdir /srv/job1 && mount --bind "$1" /srv/job1 || exit 99
+		"$2" --root "$3" python --python "$4" --workdir /srv/job1 -c "open(\"/work/note\", \"w\").write(\"x\"); import os; os.chmod(\"/work\", 0o777); print(\"wrote\")"
 	' _ "$d" "$SBX_OCI" "$SBX_ROOT" "$PYTHON" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
 	[ "$(cat "$out")" = wrote ]
 	expect_owner_mode "$d" 0:0 755

@@ -327,12 +327,18 @@ struct host_writable
   gid_t group;
   mode_t mode; /* permission bits when opened */
 };
-/* opt names the option in errors. A fifo, device or the host's / is refused. */
+/* opt names the option in errors. A fifo or device is refused, and so is a system
+ * path (syspaths_check). */
 int host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *given, uid_t host_uid,
                         struct host_writable *h, struct sbx_error *err);
 /* What the config mounts: the held fd (/proc/self/fd/N, read by this process) when
  * idmapped, so that a swapped path component cannot redirect it; else the path. */
 char *host_writable_mount_source (const struct host_writable *h);
+/* Refuses (one error naming `opt` and `given`) a path the sandbox may not write: a
+ * system directory, the runtime's state root or a directory holding it or the binary
+ * (sandbox_syspaths.c has the list). `fd` is the path opened at `real`, resolved. */
+int syspaths_check (const struct sbx_ctx *ctx, const char *opt, const char *given, const char *real, int fd,
+                    struct sbx_error *err);
 /* After the run: the path's mode as it was (the sandbox owned it meanwhile). */
 int host_writable_restore (const char *opt, struct host_writable *h, struct sbx_error *err);
 void host_writable_close (struct host_writable *h);

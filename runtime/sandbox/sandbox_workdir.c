@@ -45,7 +45,7 @@ host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *give
                     struct host_writable *h, struct sbx_error *err)
 {
   char real[PATH_MAX];
-  struct stat st, root;
+  struct stat st;
   int fd;
   memset (h, 0, sizeof *h);
   h->fd = -1;
@@ -66,10 +66,10 @@ host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *give
       close (fd);
       return sbx_error_set (err, 0, "%s %s: not a directory or a regular file", opt, given);
     }
-  if (stat ("/", &root) == 0 && st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+  if (syspaths_check (ctx, opt, given, real, fd, err) < 0)
     {
       close (fd);
-      return sbx_error_set (err, 0, "%s: the host's / cannot be written by the sandbox", opt);
+      return -1;
     }
   h->fd = fd;
   h->path = xstrdup (real);

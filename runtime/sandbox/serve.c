@@ -143,6 +143,29 @@ serve_opt (void *data, int key, const char *arg, struct sbx_error *err)
   return 0;
 }
 
+/* The server's own --workdir and --rw paths, checked once at start as every run would
+   check them (a missing path, a system directory: sandbox_syspaths.c), so that a
+   server that could run nothing does not start. */
+static int
+check_host_paths (struct serve *s, struct sbx_error *err)
+{
+  struct host_writable h;
+  if (s->p.workdir)
+    {
+      if (host_writable_open (s->ctx, "--workdir", s->p.workdir, s->p.host_uid, &h, err) < 0)
+        return -1;
+      host_writable_close (&h);
+    }
+  for (size_t i = 0; i < s->p.n_mounts; i++)
+    if (s->p.mounts[i].writable)
+      {
+        if (host_writable_open (s->ctx, "--rw", s->p.mounts[i].source, s->p.host_uid, &h, err) < 0)
+          return -1;
+        host_writable_close (&h);
+      }
+  return 0;
+}
+
 /* libsbx-warm.so: beside the binary (the build tree), else where make install puts it. */
 static char *
 find_warm_lib (struct sbx_error *err)
@@ -775,7 +798,7 @@ run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv
     }
   s.log_fd = dup (2);
   s.python = s.p.python ? xstrdup (s.p.python) : sandbox_default_python (err);
-  if (s.log_fd < 0 || !s.python || !(s.lib = find_warm_lib (err)))
+  if (s.log_fd < 0 || !s.python || !(s.lib = find_warm_lib (err)) || check_host_paths (&s, err) < 0)
     goto out;
   /* standbys become workers when stopping */
   s.workers = xmalloc0 ((s.max_runs + s.standby_max) * sizeof *s.workers);
