@@ -100,6 +100,7 @@ _sbx_oci_opts_kill=(
 
 _sbx_oci_opts_delete=(
 	'-f --force|'
+	'-r --regex|value'
 	'-h --help|'
 )
 
