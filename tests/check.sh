@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients"   the default: all of them
+#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients kubernetes"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
@@ -22,6 +22,9 @@
 #            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) in the same kind,
 #            and tests/vm/run-crun-v2.sh: crun's cgroup test files there (their v2 cases)
 #   clients  tests/clients/run.sh: podman and containerd driving sbx-oci (when present)
+#   kubernetes  tests/kubernetes/run.sh: a single-node Kubernetes 1.20 (built from
+#            Debian's source, cached outside the tree) whose kubelet runs pods on
+#            sbx-oci through containerd's RuntimeClass handler, and on runc beside it
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +33,7 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
 	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_CACHE "$0" "$@"
 fi
-stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients}
+stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients kubernetes}
 failed=()
 summary=()
 
@@ -103,8 +106,9 @@ for stage in $stages; do
 			summary+=("clients  not present yet")
 		fi
 		;;
+	kubernetes) run_stage kubernetes "$here/kubernetes/run.sh" ;;
 	*)
-		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients)" >&2
+		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients kubernetes)" >&2
 		failed+=("$stage")
 		;;
 	esac
