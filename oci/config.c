@@ -451,7 +451,7 @@ oci_config_parse (char *raw, size_t len, const char *what, const struct oci_pars
       || json_get_bool (root_obj, "root", "readonly", &c->root_readonly, NULL, err) < 0
       || parse_mounts (c->tree, ctx, c, err) < 0 || json_get_object (c->tree, "", "process", false, &proc, err) < 0)
     goto fail;
-  if (proc && ctx->no_terminal && refuse_terminal (proc, err) < 0)
+  if (proc && ctx && ctx->no_terminal && refuse_terminal (proc, err) < 0)
     goto fail;
   if (proc)
     {
