@@ -16,6 +16,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/commands.h"
+#include "runtime/serve/commands.h"
 #include "runtime/namespaces.h"
 #include "runtime/sealed_exe.h"
 #include "runtime/statedir.h"

@@ -7,7 +7,11 @@
  *
  * Exit status: the program's (128+N when killed by signal N; a timeout or an OOM kill
  * is a SIGKILL: 137); 125 when the sandbox could not be set up (as podman run), 2 for
- * a bad command line. */
+ * a bad command line.
+ *
+ * The command's entry is runtime/serve/client.c's (with --connect, the run goes to a
+ * server instead); a server's worker runs python_command too, with the warm half's
+ * hooks (python_run.h, struct python_warm_ops). */
 #include "build-config.h"
 
 #include <fcntl.h>
@@ -28,7 +32,6 @@
 #include "runtime/container.h"
 #include "runtime/fs.h"
 #include "runtime/landlock.h"
-#include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/statedir.h"
 
@@ -79,7 +82,8 @@ python_run_free (struct python_run *r)
     unlink (r->meminfo);
   free (r->meminfo);
   free (r->warm_error);
-  python_warm_free (r);
+  if (r->warm)
+    r->warm->ops->free (r);
   if (r->warm_status_fd >= 0)
     close (r->warm_status_fd);
   if (r->meminfo_fd >= 0)
@@ -92,18 +96,12 @@ python_run_free (struct python_run *r)
   workdir_snapshot_free (&r->after);
 }
 
+/* The --rw paths opened and held (r->rw: idmapped where not the sandbox user's), the
+   --ro paths resolved: the policy's mounts name what the config binds. */
 static int
-prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
+resolve_mounts (struct python_run *r, uid_t host_uid, struct sbx_error *err)
 {
   struct sandbox_policy *p = &r->c->p;
-  _cleanup_free_ char *python = NULL, *cache = xasprintf ("%s/@python", r->ctx->root), *owner = NULL;
-  const char *exe;
-  uid_t host_uid = r->ctx->as_root ? p->host_uid : geteuid ();
-  gid_t host_gid = r->ctx->as_root ? (gid_t) p->host_uid : getegid ();
-  struct sandbox_run_spec spec = { 0 };
-
-  if (sandbox_limits_plan (r->ctx, p, &r->limits, err) < 0)
-    return -1;
   r->rw = xmalloc0 ((p->n_mounts + 1) * sizeof *r->rw);
   for (size_t i = 0; i < p->n_mounts; i++)
     {
@@ -128,8 +126,16 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
       free ((char *) m->source);
       m->source = source;
     }
-  if (mkdir (r->ctx->root, 0700) < 0 && errno != EEXIST)
-    return sbx_error_set (err, errno, "mkdir %s", r->ctx->root);
+  return 0;
+}
+
+/* The bundle and its rootfs: --rootfs's image, or the interpreter's skeleton (cached
+   in CACHE). *EXE: the interpreter's path inside. */
+static int
+find_rootfs (struct python_run *r, const char *cache, const char **exe, struct sbx_error *err)
+{
+  struct sandbox_policy *p = &r->c->p;
+  _cleanup_free_ char *python = NULL;
   if (p->rootfs)
     {
       char real[PATH_MAX];
@@ -137,56 +143,50 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
         return sbx_error_set (err, errno, "--rootfs %s", p->rootfs);
       r->rootfs = xstrdup (real);
       r->bundle = xstrdup (r->ctx->root);
-      exe = p->python ? p->python : "/usr/bin/python3";
-      if (exe[0] != '/')
+      *exe = p->python ? p->python : "/usr/bin/python3";
+      if ((*exe)[0] != '/')
         return cli_usage_error (err, "--python: with --rootfs, the interpreter's absolute path in the image");
+      return 0;
     }
-  else
-    {
-      python = p->python ? xstrdup (p->python) : sandbox_default_python (err);
-      if (!python || sandbox_skeleton_ensure (cache, python, p, &r->bundle, &r->interp, err) < 0)
-        return -1;
-      r->rootfs = xasprintf ("%s/rootfs", r->bundle);
-      exe = r->interp.executable;
-    }
-  if (workdir_prepare (r->ctx, p->workdir, host_uid, host_gid, &r->w, err) < 0
-      || python_program_args (r, exe, argc, argv, err) < 0)
+  python = p->python ? xstrdup (p->python) : sandbox_default_python (err);
+  if (!python || sandbox_skeleton_ensure (cache, python, p, &r->bundle, &r->interp, err) < 0)
     return -1;
-  if (p->rootfs
-      && (sandbox_image_add_mount_points (r->rootfs, err) < 0 || sandbox_skeleton_add_mount_points (r->rootfs, p, err) < 0))
-    return -1;
-  r->id = r->c->id ? xstrdup (r->c->id) : statedir_generate_id ("py-");
-  if (statedir_validate_id (r->id, err) < 0)
-    return -1;
+  r->rootfs = xasprintf ("%s/rootfs", r->bundle);
+  *exe = r->interp.executable;
+  return 0;
+}
 
-  spec.rootfs = r->rootfs;
-  spec.interp = p->rootfs ? NULL : &r->interp;
-  spec.python = exe;
-  if (r->warm)
-    {
-      /* The container's init only holds the run's namespaces, cgroup and mounts; the
-         warm interpreter joins it (as pid 2) and runs r->args, which the config
-         carries for what reads it (the state, `ps`) but nothing executes. */
-      spec.args = r->args;
-      spec.n_args = r->n_args;
-      spec.hold = true;
-    }
-  else
-    {
-      spec.args = r->args;
-      spec.n_args = r->n_args;
-    }
-  spec.workdir = r->workdir_source = host_writable_mount_source (&r->w.h);
-  spec.host_uid = host_uid;
-  spec.host_gid = host_gid;
-  spec.workdir_idmap = r->w.h.idmap;
-  spec.workdir_owner = r->w.h.owner;
-  spec.workdir_group = r->w.h.group;
-  spec.script_source = r->script_source;
-  spec.script_dest = r->script_dest;
-  spec.caller_env = (const char *const *) environ;
-  spec.owner = owner = sandbox_owner_annotation ();
-  spec.temp_workdir = r->w.temporary ? r->w.h.path : NULL;
+/* What the config says of this run: its rootfs, program, workdir and user. */
+static void
+fill_spec (struct python_run *r, struct sandbox_run_spec *spec, const char *exe, uid_t host_uid, gid_t host_gid)
+{
+  spec->rootfs = r->rootfs;
+  spec->interp = r->c->p.rootfs ? NULL : &r->interp;
+  spec->python = exe;
+  /* With r->warm, the container's init only holds the run's namespaces, cgroup and
+     mounts; the warm interpreter joins it (as pid 2) and runs r->args, which the
+     config carries for what reads it (the state, `ps`) but nothing executes. */
+  spec->args = r->args;
+  spec->n_args = r->n_args;
+  spec->hold = r->warm != NULL;
+  spec->workdir = r->workdir_source = host_writable_mount_source (&r->w.h);
+  spec->host_uid = host_uid;
+  spec->host_gid = host_gid;
+  spec->workdir_idmap = r->w.h.idmap;
+  spec->workdir_owner = r->w.h.owner;
+  spec->workdir_group = r->w.h.group;
+  spec->script_source = r->script_source;
+  spec->script_dest = r->script_dest;
+  spec->caller_env = (const char *const *) environ;
+  spec->temp_workdir = r->w.temporary ? r->w.h.path : NULL;
+}
+
+/* The run's own /proc/meminfo and, with --no-subprocess, the exec supervisor. */
+static int
+start_meminfo_and_guard (struct python_run *r, const char *cache, struct sandbox_run_spec *spec,
+                         struct sbx_error *err)
+{
+  struct sandbox_policy *p = &r->c->p;
   /* beside the skeleton; with --rootfs (no skeleton) in the skeletons' directory, not
      among the state root's container dirs */
   if (p->rootfs && mkdir (cache, 0700) < 0 && errno != EEXIST)
@@ -194,13 +194,44 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   r->meminfo_fd = sandbox_meminfo_run_open (p->rootfs ? cache : r->bundle, p->memory, &r->meminfo, err);
   if (r->meminfo_fd < 0)
     return -1;
-  spec.meminfo = r->meminfo;
+  spec->meminfo = r->meminfo;
   if (r->c->no_subprocess)
     {
       if (exec_guard_start (&r->guard, r->ctx->root, err) < 0)
         return -1;
-      spec.exec_listener = r->guard.listener_path;
+      spec->exec_listener = r->guard.listener_path;
     }
+  return 0;
+}
+
+static int
+prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
+{
+  struct sandbox_policy *p = &r->c->p;
+  _cleanup_free_ char *cache = xasprintf ("%s/@python", r->ctx->root), *owner = NULL;
+  const char *exe = NULL;
+  uid_t host_uid = r->ctx->as_root ? p->host_uid : geteuid ();
+  gid_t host_gid = r->ctx->as_root ? (gid_t) p->host_uid : getegid ();
+  struct sandbox_run_spec spec = { 0 };
+
+  if (sandbox_limits_plan (r->ctx, p, &r->limits, err) < 0 || resolve_mounts (r, host_uid, err) < 0)
+    return -1;
+  if (mkdir (r->ctx->root, 0700) < 0 && errno != EEXIST)
+    return sbx_error_set (err, errno, "mkdir %s", r->ctx->root);
+  if (find_rootfs (r, cache, &exe, err) < 0 || workdir_prepare (r->ctx, p->workdir, host_uid, host_gid, &r->w, err) < 0
+      || python_program_args (r, exe, argc, argv, err) < 0)
+    return -1;
+  if (p->rootfs
+      && (sandbox_image_add_mount_points (r->rootfs, err) < 0
+          || sandbox_skeleton_add_mount_points (r->rootfs, p, err) < 0))
+    return -1;
+  r->id = r->c->id ? xstrdup (r->c->id) : statedir_generate_id ("py-");
+  if (statedir_validate_id (r->id, err) < 0)
+    return -1;
+  fill_spec (r, &spec, exe, host_uid, host_gid);
+  spec.owner = owner = sandbox_owner_annotation ();
+  if (start_meminfo_and_guard (r, cache, &spec, err) < 0)
+    return -1;
   r->config = sandbox_config_json (p, &r->limits, &spec, false, &r->config_len, err);
   return r->config ? 0 : -1;
 }
@@ -258,11 +289,11 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.fg.n_fds = 2;
   r->watch.fg.on_fds = output_on_ready;
   r->watch.fg.data = r->streams;
-  if (r->warm)
-    python_warm_arm (r, &o, fds, pipes[0][1], pipes[1][1]);
-  /* standing by, the clock starts with the request (python_warm.c) */
-  if (r->c->p.timeout > 0 && !(r->warm && (r->warm->await_request || r->warm->session)))
+  if (r->c->p.timeout > 0)
     r->watch.fg.deadline_ns = r->t0 + (int64_t) (r->c->p.timeout * 1e9);
+  /* (the warm half may start the clock later: a standby's with its request) */
+  if (r->warm)
+    r->warm->ops->arm (r, fds, pipes[0][1], pipes[1][1]);
   /* held to see afterwards whether the program filled them (tmp_filled) */
   r->watch.hold[0] = "/tmp";
   r->watch.hold[1] = "/dev/shm";
@@ -273,10 +304,10 @@ execute (struct python_run *r, struct sbx_error *err)
   exec_guard_finish (&r->guard, r->watch.started);
   if (r->warm)
     {
-      python_warm_release (r);
+      r->warm->ops->release (r);
       /* (one that finished early, or a session's, has its clients' results) */
       if (ret == 0 && !r->finished)
-        ret = python_warm_outcome (r, err);
+        ret = r->warm->ops->outcome (r, err);
     }
   /* Everything in the sandbox is gone (its cgroup or pid namespace went with it):
      what is still in the pipes is the last of the output. */
@@ -314,7 +345,89 @@ explain_idmap_failure (struct python_run *r, struct sbx_error *err)
     }
 }
 
+/* The warm interpreter is the server's, and so is the sandbox it forks from: a run
+   that asks for another cannot be set up here (125, named in the result). */
 static int
+take_server_sandbox (struct python_cli *c, const struct sandbox_warm *warm, struct sbx_error *err)
+{
+  const char *why = NULL;
+  if (c->no_subprocess)
+    why = "--no-subprocess: not through --connect: the exec supervisor is per run";
+  else if (c->p.rootfs)
+    why = "--rootfs: through --connect the sandbox is the server's, over the host's system paths";
+  else if (c->p.python && strcmp (c->p.python, warm->python) != 0)
+    why = "--python: through --connect the server's interpreter runs the program";
+  if (why)
+    {
+      sbx_error_set (err, 0, "%s", why);
+      err->exit_hint = SBX_EXIT_SETUP;
+      return -1;
+    }
+  c->p.python = warm->python;
+  return 0;
+}
+
+/* What the result says besides how the program ended (sandbox_result.c). */
+static void
+describe_result (struct python_run *r)
+{
+  struct python_cli *c = r->c;
+  r->res.id = r->id;
+  r->res.policy = &c->p;
+  r->res.limits = &r->limits;
+  r->res.out = &r->streams[0];
+  r->res.err = &r->streams[1];
+  r->res.include_output = c->result && strcmp (c->result, "-") == 0;
+  r->res.before = &r->before;
+  r->res.after = &r->after;
+  r->res.workdir = r->w.temporary ? NULL : r->w.h.path;
+  r->res.landlock_abi = landlock_abi ();
+  r->res.guard = c->no_subprocess ? &r->guard : NULL;
+}
+
+/* The run has ended (EXEC_RET: execute's; below 0 only for a warm run that had
+   finished): how, reported. The program's status, or -1. */
+static int
+report_run (struct python_run *r, int exec_ret, struct sbx_error *err)
+{
+  int ret;
+  if (exec_ret < 0)
+    {
+      /* the client has its result: what went wrong after it is the log's */
+      _cleanup_free_ char *msg = sbx_error_string (err);
+      sbx_warn (r->ctx, "after the run: %s", msg ? msg : "unknown error");
+      sbx_error_clear (err);
+    }
+  /* a warm run may have finished before its container was torn down (its client
+     has the result, and heard of an error in writing it) */
+  if (!r->finished)
+    return python_finish (r, err);
+  ret = r->finish_ret;
+  if (ret < 0)
+    {
+      *err = r->finish_err;
+      memset (&r->finish_err, 0, sizeof r->finish_err);
+    }
+  return ret;
+}
+
+/* A caller reading the result learns why nothing ran. */
+static void
+write_failure_result (struct python_run *r, struct sbx_error *err)
+{
+  _cleanup_free_ char *msg = sbx_error_string (err);
+  struct sbx_error e2 = { 0 };
+  r->res.id = r->id ? r->id : r->c->id;
+  r->res.policy = &r->c->p;
+  r->res.limits = &r->limits;
+  r->res.error = msg;
+  r->res.started = false;
+  r->res.include_output = r->c->result && strcmp (r->c->result, "-") == 0;
+  if (python_write_result (r, &e2) < 0)
+    sbx_error_clear (&e2);
+}
+
+int
 python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sandbox_warm *warm,
                 struct sbx_error *err)
 {
@@ -342,25 +455,8 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
     goto out;
   if (c.result && strcmp (c.result, "-") != 0 && python_result_open_dir (&r, err) < 0)
     goto out;
-  if (warm)
-    {
-      /* The warm interpreter is the server's, and so is the sandbox it forks from: a
-         run that asks for another cannot be set up here (125, named in the result). */
-      const char *why = NULL;
-      if (c.no_subprocess)
-        why = "--no-subprocess: not through --connect: the exec supervisor is per run";
-      else if (c.p.rootfs)
-        why = "--rootfs: through --connect the sandbox is the server's, over the host's system paths";
-      else if (c.p.python && strcmp (c.p.python, warm->python) != 0)
-        why = "--python: through --connect the server's interpreter runs the program";
-      if (why)
-        {
-          sbx_error_set (err, 0, "%s", why);
-          err->exit_hint = SBX_EXIT_SETUP;
-          goto fail_result;
-        }
-      c.p.python = warm->python;
-    }
+  if (warm && take_server_sandbox (&c, warm, err) < 0)
+    goto fail_result;
   sandbox_sweep_orphans (ctx);
   if (prepare (&r, argc - split, argv + split, err) < 0 || python_open_streams (&r, reads_stdin, err) < 0)
     {
@@ -371,89 +467,23 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
   for (size_t i = 0; i < r.limits.n_degraded; i++)
     sbx_warn (ctx, "degraded: %s", r.limits.degraded[i]);
   workdir_snapshot_take (r.w.h.fd, &r.before);
-
-  r.res.id = r.id;
-  r.res.policy = &c.p;
-  r.res.limits = &r.limits;
-  r.res.out = &r.streams[0];
-  r.res.err = &r.streams[1];
-  r.res.include_output = c.result && strcmp (c.result, "-") == 0;
-  r.res.before = &r.before;
-  r.res.after = &r.after;
-  r.res.workdir = r.w.temporary ? NULL : r.w.h.path;
-  r.res.landlock_abi = landlock_abi ();
-  r.res.guard = c.no_subprocess ? &r.guard : NULL;
+  describe_result (&r);
 
   exec_ret = execute (&r, err);
-  if (exec_ret < 0 && r.finished)
-    {
-      /* the client has its result: what went wrong after it is the log's */
-      _cleanup_free_ char *msg = sbx_error_string (err);
-      sbx_warn (ctx, "after the run: %s", msg ? msg : "unknown error");
-      sbx_error_clear (err);
-    }
-  else if (exec_ret < 0)
+  if (exec_ret < 0 && !r.finished)
     {
       if (!r.watch.started && !err->exit_hint)
         err->exit_hint = SBX_EXIT_SETUP;
       explain_idmap_failure (&r, err);
       goto fail_result;
     }
-  /* a warm run may have finished before its container was torn down (its client
-     has the result, and heard of an error in writing it) */
-  if (r.finished)
-    {
-      ret = r.finish_ret;
-      if (ret < 0)
-        {
-          *err = r.finish_err;
-          memset (&r.finish_err, 0, sizeof r.finish_err);
-        }
-    }
-  else
-    ret = python_finish (&r, err);
+  ret = report_run (&r, exec_ret, err);
   goto out;
 
 fail_result:
-  /* A caller reading the result learns why nothing ran. */
-  {
-    _cleanup_free_ char *msg = sbx_error_string (err);
-    struct sbx_error e2 = { 0 };
-    r.res.id = r.id ? r.id : c.id;
-    r.res.policy = &c.p;
-    r.res.limits = &r.limits;
-    r.res.error = msg;
-    r.res.started = false;
-    r.res.include_output = c.result && strcmp (c.result, "-") == 0;
-    if (python_write_result (&r, &e2) < 0)
-      sbx_error_clear (&e2);
-  }
+  write_failure_result (&r, err);
 out:
   python_run_free (&r);
   sandbox_policy_free (&c.p);
   return ret;
 }
-
-static int
-run_python (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
-{
-  for (int i = 1; i < python_program_start (argc, argv); i++)
-    if (strcmp (argv[i], "--connect") == 0 || strncmp (argv[i], "--connect=", 10) == 0)
-      return sandbox_connect_args (argc, argv, python_program_start (argc, argv), err);
-  return python_command (ctx, cmd, argc, argv, NULL, err);
-}
-
-int
-sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, struct sandbox_warm *warm, struct sbx_error *err)
-{
-  return python_command (ctx, &cmd_python, argc, argv, warm, err);
-}
-
-const struct command cmd_python = {
-  .name = "python",
-  .args = "[OPTIONS] (-c CODE | -m MODULE | SCRIPT | -) [ARGS...]",
-  .summary = "run untrusted Python once in a sandbox over the host's interpreter, and report how it ended",
-  .opts = python_cli_opts,
-  .run = run_python,
-  .permute = false,
-};

@@ -1,5 +1,5 @@
 /* The parts of one `sbx-oci python` run (python_run.h) that the command (python.c),
- * its warm runs (python_warm.c) and a session's cells (python_session.c) share: the
+ * its warm runs and a session's cells (runtime/serve/warm_run.c, cells.c) share: the
  * command line's options and program, the program's streams, how the run ended
  * (its numbers, the messages, --result), and the program as a warm fork reads it. */
 #include "build-config.h"
@@ -83,11 +83,11 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
       c->no_subprocess = true;
       return 0;
     case PO_CONNECT:
-      /* the client strips it (sandbox_connect.c): here it came through a server */
+      /* the client strips it (runtime/serve/client.c): here it came through a server */
       return cli_usage_error (err, "--connect: not through a server");
     case PO_SESSION:
     case PO_END_SESSION:
-      /* a server routes them before this (serve_session.c) */
+      /* a server routes them before this (runtime/serve/session_route.c) */
       return cli_usage_error (err, "--%s: only with --connect (a server keeps sessions)",
                               key == PO_SESSION ? "session" : "end-session");
     case PO_ID:

@@ -1,7 +1,8 @@
-/* One `sbx-oci python` run: python.c (the command: parse, prepare, run, report),
- * python_warm.c (the same run through `sbx-oci serve`: the warm interpreter's fork
- * joins the sandbox, perhaps before the request is known), python_session.c (a
- * session's cells), and what they share (python_run.c). */
+/* One `sbx-oci python` run: python.c (the one-shot run: parse, prepare, run, report)
+ * and what it shares (python_run.c) with the same run through `sbx-oci serve`, whose
+ * warm half is the layer above's: runtime/serve/warm_run.c (the warm interpreter's
+ * fork joins the sandbox, perhaps before the request is known) and cells.c (a
+ * session's cells), reached from here only through struct python_warm_ops. */
 #ifndef SBX_SANDBOX_PYTHON_RUN_H
 #define SBX_SANDBOX_PYTHON_RUN_H
 
@@ -16,6 +17,66 @@
 #include "runtime/sandbox/sandbox_exec_guard.h"
 #include "runtime/sandbox/sandbox_output.h"
 #include "runtime/sandbox/sandbox_result.h"
+
+/* ------------------------------------------------------------ warm runs */
+
+struct python_run;
+struct sandbox_session; /* runtime/serve/warm_run.h */
+
+/* The warm half of a run, as hooks. A run through `sbx-oci serve` is this one-shot
+ * run with one difference: the container's init holds, and the warm interpreter's
+ * fork joins it and runs the program (DEVELOPERS.md, "Warm runs"). That half is
+ * runtime/serve/'s (warm_run.c), a layer above this one, which calls down into
+ * python_command; were python.c to call it back by name, the two layers would call
+ * each other. So the server's worker sets these pointers in struct sandbox_warm
+ * before it calls python_command, and python.c calls only through them: serve/ knows
+ * sandbox/, never the other way round. (The same goes for the command: whether
+ * `python` runs here or through a server, --connect, is decided above both, in
+ * runtime/serve/client.c.) */
+struct python_warm_ops
+{
+  /* Before container_run: the watch's fds (5 of them), its callbacks and the run's
+     clock; the program's pipes (write ends) go to the fork, not to the container's
+     init. */
+  void (*arm) (struct python_run *r, struct pollfd *fds, int out_w, int err_w);
+  /* After container_run: the pipes' write ends given to the fork (or not needed any
+     more) closed. */
+  void (*release) (struct python_run *r);
+  /* After container_run: the program's status, signal and rusage as its waiter saw
+     them. */
+  int (*outcome) (struct python_run *r, struct sbx_error *err);
+  /* With the run: the warm half's fds closed. */
+  void (*free) (struct python_run *r);
+};
+
+/* A run through `sbx-oci serve` (runtime/serve/server.c): the warm interpreter joins
+ * the run's sandbox instead of a fresh one starting in it. python.c reads only ops
+ * and python; the rest is the warm half's. */
+struct sandbox_warm
+{
+  const struct python_warm_ops *ops; /* set by the worker (warm_run_python) */
+  int zygote_fd;      /* the warm interpreter's socket (SOCK_SEQPACKET) */
+  int client_fd;      /* the client's connection: its hangup ends the run (-1 while standing by) */
+  const char *python; /* the warm interpreter, and so the sandbox's */
+  /* Standing by (set): the sandbox is made and the warm fork has joined it before any
+     client asks; then this waits for the server to hand one over (or for watch_fd, the
+     fork's report, to say the fork is gone: an error). It takes the client's stdio,
+     cwd and environment, sets client_fd and returns the client's python command line
+     (its options and program, without the server's). */
+  int (*await_request) (struct sandbox_warm *w, int watch_fd, char ***argv, size_t *argc, struct sbx_error *err);
+  void *data;
+  /* out: the request asked for a sandbox of its own (options beyond --timeout,
+     --max-output and --result, a SCRIPT): the standby was given up without a word,
+     for the caller to run the request from the start */
+  bool fallback;
+  /* out: the client has its status: the run's report was done as soon as the program
+     had ended, before the sandbox was torn down */
+  bool replied;
+  /* a session's sandbox (set): the joined fork is its state, the run its cells */
+  struct sandbox_session *session;
+};
+
+/* ------------------------------------------------------------------ a run */
 
 struct python_cli
 {
@@ -93,33 +154,10 @@ int python_write_result (struct python_run *r, struct sbx_error *err);
    a sealed memfd for a warm fork to read. */
 int python_program_fd (struct python_run *r, struct sbx_error *err);
 
-/* The options of a session's call (python_session.c). */
-struct session_opts
-{
-  const char *name; /* --session */
-  bool end;         /* --end-session */
-  int program;      /* where the program begins in argv */
-  int cell_key[8];  /* the cell's own options (--timeout, --max-output, --result) */
-  const char *cell_value[8];
-  size_t n_cell;
-  char **sandbox; /* the others, --NAME=VALUE: they shape the sandbox */
-  size_t n_sandbox;
-};
-/* argv without "python" */
-int session_options (int argc, char **argv, struct session_opts *o, struct sbx_error *err);
-void session_options_free (struct session_opts *o);
-/* In a session's run (python_warm.c's on_started, the state joined on chan): its cells
-   until it ends. */
-int python_session_serve (struct python_run *r, int chan, struct sbx_error *err);
-
-/* python_warm.c */
-/* Before container_run: the watch's fds (5 of them) and callbacks for a warm run; the
-   program's pipes (write ends) go to the fork, not to the container's init. */
-void python_warm_arm (struct python_run *r, struct create_opts *o, struct pollfd *fds, int out_w, int err_w);
-/* After container_run: the program's status, signal and rusage as its waiter saw them. */
-int python_warm_outcome (struct python_run *r, struct sbx_error *err);
-/* The pipes' write ends given to the fork (or not needed any more) closed. */
-void python_warm_release (struct python_run *r);
-void python_warm_free (struct python_run *r);
+/* python.c: `sbx-oci python ARGV` (argv[0] "python"), one-shot (WARM NULL), or as
+   the server's worker runs it for a client with WARM's hooks (standing by, ARGV is
+   the server's options and a placeholder program). The program's status, or -1. */
+int python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sandbox_warm *warm,
+                    struct sbx_error *err);
 
 #endif

@@ -204,68 +204,6 @@ struct sandbox_run_spec
   bool hold;                 /* a warm run: the init holds, the program joins (reaper.h) */
 };
 
-/* ------------------------------------------------------------ warm runs */
-
-/* A run through `sbx-oci serve` (serve.c): the warm interpreter joins the run's
- * sandbox instead of a fresh one starting in it (python.c, "warm runs"). */
-struct sandbox_warm
-{
-  int zygote_fd;      /* the warm interpreter's socket (SOCK_SEQPACKET) */
-  int client_fd;      /* the client's connection: its hangup ends the run (-1 while standing by) */
-  const char *python; /* the warm interpreter, and so the sandbox's */
-  /* Standing by (set): the sandbox is made and the warm fork has joined it before any
-     client asks; then this waits for the server to hand one over (or for watch_fd, the
-     fork's report, to say the fork is gone: an error). It takes the client's stdio,
-     cwd and environment, sets client_fd and returns the client's python command line
-     (its options and program, without the server's). */
-  int (*await_request) (struct sandbox_warm *w, int watch_fd, char ***argv, size_t *argc, struct sbx_error *err);
-  void *data;
-  /* out: the request asked for a sandbox of its own (options beyond --timeout,
-     --max-output and --result, a SCRIPT): the standby was given up without a word,
-     for the caller to run the request from the start */
-  bool fallback;
-  /* out: the client has its status: the run's report was done as soon as the program
-     had ended, before the sandbox was torn down */
-  bool replied;
-  /* a session's sandbox (set): the joined fork is its state, the run its cells */
-  struct sandbox_session *session;
-};
-/* A session (serve_session.c routes its calls, python_session.c runs them). */
-struct sandbox_session
-{
-  const char *name;
-  int listen_fd;         /* the later calls come here (its clients, the server's workers) */
-  const char *path;      /* that socket's: unlinked as soon as the session ends */
-  unsigned idle_s;       /* ended after this long without a call (0: never) */
-  char **sandbox_opts;   /* the first call's options that shaped the sandbox (--NAME=VALUE) */
-  size_t n_sandbox_opts;
-  char **first_argv;     /* the first call's command line: its first cell */
-  size_t first_argc;
-  int null_fd, log_fd;   /* the worker's stdio between cells */
-  /* python_session.c's */
-  double timeout;        /* a cell's defaults: the server's */
-  uint64_t max_output;
-  bool ending;
-};
-/* `sbx-oci python ARGV` as the server's worker runs it for a client. Standing by, ARGV
-   is the server's options and a placeholder program. */
-int sandbox_python_warm (struct sbx_ctx *ctx, int argc, char **argv, struct sandbox_warm *warm,
-                         struct sbx_error *err);
-/* `sbx-oci python --connect SOCKET ...`: the client (sandbox_connect.c). */
-struct sandbox_connect
-{
-  const char *socket;
-  char **argv; /* python's command line without `python` and --connect */
-  size_t argc;
-  const char *result, *id; /* --result, --id: for the result of a run refused */
-  const char *session;     /* --session: its calls go to SOCKET.sessions/NAME once it exists */
-};
-/* Where `serve --socket SOCKET` keeps its sessions' sockets: SOCKET.sessions/ (0700). */
-#define SERVE_SESSIONS_SUFFIX ".sessions"
-int sandbox_connect_run (const struct sandbox_connect *c, struct sbx_error *err);
-/* python's argv with --connect among its options (before argv[split]): the client. */
-int sandbox_connect_args (int argc, char **argv, int split, struct sbx_error *err);
-
 /* sandbox_meminfo.c: DIR/meminfo-BYTES, what /proc/meminfo shows a sandbox limited to
  * BYTES, written on first use (malloc'd path). */
 char *sandbox_meminfo_file (const char *dir, uint64_t memory, struct sbx_error *err);

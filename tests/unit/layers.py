@@ -22,7 +22,8 @@ LAYERS = {
     "runtime": 3,
     "runtime/warm": 4,  # libsbx-warm.so's entry: the engine's exec for a warm interpreter
     "runtime/sandbox": 4,
-    "runtime/cli": 5,
+    "runtime/serve": 5,  # the warm server, sessions and wire: calls sandbox/'s run, never called by it
+    "runtime/cli": 6,
 }
 GENERATED = {"build-config.h"}
 

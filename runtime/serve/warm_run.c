@@ -1,4 +1,5 @@
-/* Warm runs: `sbx-oci python` as the worker of `sbx-oci serve` runs it (serve.c).
+/* Warm runs: `sbx-oci python` as the worker of `sbx-oci serve` runs it (server.c):
+ * runtime/sandbox/python.c's run, with this file's hooks (struct python_warm_ops).
  *
  * The container's own program only holds the run's namespaces, cgroup and mounts
  * (run.sbx-oci.init: hold). Once it runs, the warm interpreter (runtime/warm/zygote.py)
@@ -28,9 +29,49 @@
 #include "runtime/base/util.h"
 #include "runtime/foreground.h"
 #include "runtime/sandbox/python_run.h"
-#include "runtime/sandbox/sandbox_connect.h"
+#include "runtime/serve/commands.h"
+#include "runtime/serve/warm_run.h"
+#include "runtime/serve/wire.h"
 
 extern char **environ;
+
+/* The pipes' write ends given to the fork (or not needed any more) closed. */
+static void
+release_pipes (struct python_run *r)
+{
+  if (r->warm_out_w >= 0)
+    close (r->warm_out_w);
+  if (r->warm_err_w >= 0)
+    close (r->warm_err_w);
+  r->warm_out_w = r->warm_err_w = -1;
+}
+
+/* After container_run: the program's status, signal and rusage as its waiter saw
+   them. */
+static int
+take_outcome (struct python_run *r, struct sbx_error *err)
+{
+  if (r->watch.timed_out)
+    {
+      /* whatever the fork said: everything was killed at the deadline */
+      r->status = 128 + SIGKILL;
+      r->watch.fg.term_signal = SIGKILL;
+      if (r->warm_status >= 0)
+        r->watch.fg.rusage = r->warm_rusage;
+      return 0;
+    }
+  if (r->warm_status >= 0)
+    {
+      r->status = r->warm_status;
+      r->watch.fg.term_signal = r->warm_signal;
+      r->watch.fg.rusage = r->warm_rusage;
+      return 0;
+    }
+  if (r->client_gone)
+    return sbx_error_set (err, 0, "the client hung up: the run was ended");
+  return sbx_error_set (err, 0, "the warm interpreter did not run the program: %s",
+                        r->warm_error ? r->warm_error : "no report");
+}
 
 /* The program and its stdin, to the joined fork on the run channel. */
 static int
@@ -174,7 +215,7 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
   /* a deadline already past: nothing is started (the watch kills the holder at once) */
   if (!r->warm->await_request && r->watch.fg.deadline_ns && monotonic_ns () >= r->watch.fg.deadline_ns)
     {
-      python_warm_release (r);
+      release_pipes (r);
       return 0;
     }
   if (pipe2 (status, O_CLOEXEC) < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0
@@ -200,7 +241,7 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
     close (chan[1]);
   if (status[1] >= 0)
     close (status[1]);
-  python_warm_release (r);
+  release_pipes (r);
   if (ret == 0)
     {
       r->warm_status_fd = status[0];
@@ -224,25 +265,6 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
   if (chan[0] >= 0)
     close (chan[0]);
   return ret;
-}
-
-void
-python_warm_release (struct python_run *r)
-{
-  if (r->warm_out_w >= 0)
-    close (r->warm_out_w);
-  if (r->warm_err_w >= 0)
-    close (r->warm_err_w);
-  r->warm_out_w = r->warm_err_w = -1;
-}
-
-void
-python_warm_free (struct python_run *r)
-{
-  python_warm_release (r);
-  if (r->warm_chan >= 0)
-    close (r->warm_chan);
-  r->warm_chan = -1;
 }
 
 /* The warm fork's one line: the program's status, or why it could not join. */
@@ -286,7 +308,7 @@ finish_early (struct python_run *r)
   int status;
   if (r->watch.read_stats)
     r->watch.read_stats (&r->watch);
-  if (python_warm_outcome (r, &r->finish_err) < 0)
+  if (take_outcome (r, &r->finish_err) < 0)
     {
       sbx_error_clear (&r->finish_err);
       return; /* the usual way, after the teardown */
@@ -377,10 +399,11 @@ warm_on_fds (void *data, struct pollfd *fds, size_t n)
     finish_early (r);
 }
 
-void
-python_warm_arm (struct python_run *r, struct create_opts *o, struct pollfd *fds, int out_w, int err_w)
+/* Before container_run: the watch's fds (5 of them) and callbacks for a warm run; the
+   program's pipes (write ends) go to the fork, not to the container's init. */
+static void
+arm_watch (struct python_run *r, struct pollfd *fds, int out_w, int err_w)
 {
-  (void) o;
   r->warm_out_w = out_w;
   r->warm_err_w = err_w;
   fds[2] = (struct pollfd) { .fd = -1, .events = POLLIN }; /* the status pipe, once started */
@@ -392,29 +415,34 @@ python_warm_arm (struct python_run *r, struct create_opts *o, struct pollfd *fds
   r->watch.on_started = warm_on_started;
   r->watch.started_data = r;
   r->warm_fds = fds;
+  /* standing by, the clock starts with the request (adopt_request); a session's
+     cells have a clock each (cells.c) */
+  if (r->warm->await_request || r->warm->session)
+    r->watch.fg.deadline_ns = 0;
 }
 
-int
-python_warm_outcome (struct python_run *r, struct sbx_error *err)
+/* With the run: what of the warm half is still open, closed. */
+static void
+close_fds (struct python_run *r)
 {
-  if (r->watch.timed_out)
-    {
-      /* whatever the fork said: everything was killed at the deadline */
-      r->status = 128 + SIGKILL;
-      r->watch.fg.term_signal = SIGKILL;
-      if (r->warm_status >= 0)
-        r->watch.fg.rusage = r->warm_rusage;
-      return 0;
-    }
-  if (r->warm_status >= 0)
-    {
-      r->status = r->warm_status;
-      r->watch.fg.term_signal = r->warm_signal;
-      r->watch.fg.rusage = r->warm_rusage;
-      return 0;
-    }
-  if (r->client_gone)
-    return sbx_error_set (err, 0, "the client hung up: the run was ended");
-  return sbx_error_set (err, 0, "the warm interpreter did not run the program: %s",
-                        r->warm_error ? r->warm_error : "no report");
+  release_pipes (r);
+  if (r->warm_chan >= 0)
+    close (r->warm_chan);
+  r->warm_chan = -1;
+}
+
+static const struct python_warm_ops warm_ops = {
+  .arm = arm_watch,
+  .release = release_pipes,
+  .outcome = take_outcome,
+  .free = close_fds,
+};
+
+/* The worker's way into runtime/sandbox/python.c's run: this file's hooks set, then
+   `python`'s command as one-shot has it (its --help and messages too). */
+int
+warm_run_python (struct sbx_ctx *ctx, int argc, char **argv, struct sandbox_warm *warm, struct sbx_error *err)
+{
+  warm->ops = &warm_ops;
+  return python_command (ctx, &cmd_python, argc, argv, warm, err);
 }

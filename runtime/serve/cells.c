@@ -1,4 +1,4 @@
-/* Sessions: `sbx-oci python --connect SOCKET --session NAME ...` (serve_session.c
+/* Sessions: `sbx-oci python --connect SOCKET --session NAME ...` (session_route.c
  * routes the calls of one NAME to one worker, this one).
  *
  * The session's sandbox is made once, by its first call, and the warm interpreter's
@@ -32,7 +32,8 @@
 #include "runtime/foreground.h"
 #include "runtime/landlock.h"
 #include "runtime/sandbox/python_run.h"
-#include "runtime/sandbox/sandbox_connect.h"
+#include "runtime/serve/warm_run.h"
+#include "runtime/serve/wire.h"
 
 extern char **environ;
 
@@ -119,6 +120,15 @@ struct cell_run
 {
   struct python_run *r;
   struct sandbox_session *sess;
+  struct cell *cell;
+  int chan;               /* the session's state's run channel */
+  int sfd;                /* the server's stop (a signalfd) */
+  char **saved_env;       /* the worker's environment, the client's while the cell runs */
+  struct session_opts o;  /* the call's options */
+  int pipes[2][2];        /* the cell's stdout and stderr (our ends go to r->streams) */
+  int program;            /* its memfd, until the state has it */
+  struct cgroup_stats before, after; /* the sandbox's numbers across the cell */
+  bool have_before;
   int pidfd;     /* the cell's process (from the session's state, FORKED) */
   bool ended;    /* DONE or LOST came */
   bool kept;     /* DONE: the cell's state is the session's now */
@@ -175,70 +185,71 @@ kill_cell (struct cell_run *cr)
     syscall (SYS_pidfd_send_signal, cr->pidfd, SIGKILL, NULL, 0);
 }
 
-/* The cell's program to its client as a one-shot run's would be: status, output,
-   result. Returns -1 when the session is over (lost). */
+/* The client's view, for its messages, --result and output: its stdio, cwd and
+   environment become the worker's while the cell runs. */
 static int
-run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd, struct cell *cell)
+enter_client (struct cell_run *cr, struct sbx_error *err)
 {
-  struct sbx_error err = { 0 };
-  struct session_opts o = { 0 };
-  struct cell_run cr = { .r = r, .sess = sess, .pidfd = -1, .status = -1 };
-  struct python_cli *c = r->c;
-  struct cgroup_stats before = { 0 }, after = { 0 };
-  bool have_before = false, reads_stdin, same = true;
-  int pipes[2][2] = { { -1, -1 }, { -1, -1 } }, program = -1, status = -1, lost = 0;
-  char **saved_env = environ;
-  int64_t deadline = 0, give_up = 0;
-
-  /* the client's view, for its messages, --result and output */
+  struct cell *cell = cr->cell;
   if (dup2 (cell->fds[0], 0) < 0 || dup2 (cell->fds[1], 1) < 0 || dup2 (cell->fds[2], 2) < 0
       || fchdir (cell->fds[3]) < 0)
-    {
-      sbx_error_set (&err, errno, "the client's stdio or cwd");
-      goto done;
-    }
+    return sbx_error_set (err, errno, "the client's stdio or cwd");
   environ = cell->env;
+  return 0;
+}
+
+/* The call's options (cr->o): the cell's own (--timeout, --max-output, --result; by
+   default the server's) taken, and a sandbox the same as the first call's. */
+static int
+take_cell_options (struct cell_run *cr, struct sbx_error *err)
+{
+  struct python_cli *c = cr->r->c;
+  struct sandbox_session *sess = cr->sess;
+  struct session_opts *o = &cr->o;
+  bool same;
   c->result = NULL;
   c->max_output = sess->max_output;
   c->p.timeout = sess->timeout;
-  if (session_options ((int) cell->argc, cell->argv, &o, &err) < 0)
-    goto done;
+  if (session_options ((int) cr->cell->argc, cr->cell->argv, o, err) < 0)
+    return -1;
   /* the sandbox is the first call's */
-  same = o.n_sandbox == 0 || o.n_sandbox == sess->n_sandbox_opts;
-  for (size_t i = 0; same && o.n_sandbox && i < o.n_sandbox; i++)
-    same = strcmp (o.sandbox[i], sess->sandbox_opts[i]) == 0;
+  same = o->n_sandbox == 0 || o->n_sandbox == sess->n_sandbox_opts;
+  for (size_t i = 0; same && o->n_sandbox && i < o->n_sandbox; i++)
+    same = strcmp (o->sandbox[i], sess->sandbox_opts[i]) == 0;
   if (!same)
     {
-      sbx_error_set (&err, 0, "--session %s: its sandbox is its first call's (%s%s): a later call may repeat those "
-                              "options, not change them",
+      sbx_error_set (err, 0, "--session %s: its sandbox is its first call's (%s%s): a later call may repeat those "
+                             "options, not change them",
                      sess->name, sess->n_sandbox_opts ? "" : "the server's options",
                      sess->n_sandbox_opts ? sess->sandbox_opts[0] : "");
-      err.exit_hint = SBX_EXIT_SETUP;
-      goto done;
+      err->exit_hint = SBX_EXIT_SETUP;
+      return -1;
     }
-  for (size_t i = 0; i < o.n_cell; i++)
-    if (python_opt (c, o.cell_key[i], o.cell_value[i], &err) < 0)
-      goto done;
-  if (o.end)
-    {
-      sess->ending = true;
-      status = 0;
-      goto done;
-    }
-  if (o.program >= (int) cell->argc
-      || !(strcmp (cell->argv[o.program], "-c") == 0 || strcmp (cell->argv[o.program], "-") == 0))
-    {
-      cli_usage_error (&err, "--session: a cell is -c CODE or - (its text on stdin)");
-      goto done;
-    }
-  if (python_check_program_part ((int) cell->argc - o.program, cell->argv + o.program, &err) < 0)
-    goto done;
+  for (size_t i = 0; i < o->n_cell; i++)
+    if (python_opt (c, o->cell_key[i], o->cell_value[i], err) < 0)
+      return -1;
+  return 0;
+}
+
+/* The cell's program and streams, as a one-shot run's would be: its arguments, its
+   stdin, its output pipes (our ends in r->streams), --result's directory, and the
+   program as the state reads it (cr->program). */
+static int
+prepare_cell (struct cell_run *cr, struct sbx_error *err)
+{
+  struct python_run *r = cr->r;
+  struct python_cli *c = r->c;
+  int argc = (int) cr->cell->argc - cr->o.program;
+  char **argv = cr->cell->argv + cr->o.program;
+  if (argc <= 0 || !(strcmp (argv[0], "-c") == 0 || strcmp (argv[0], "-") == 0))
+    return cli_usage_error (err, "--session: a cell is -c CODE or - (its text on stdin)");
+  if (python_check_program_part (argc, argv, err) < 0)
+    return -1;
   for (size_t i = 0; i < r->n_args; i++)
     free (r->args[i]);
   r->n_args = 0;
-  if (python_program_args (r, r->interp.executable, (int) cell->argc - o.program, cell->argv + o.program, &err) < 0)
-    goto done;
-  reads_stdin = python_reads_stdin ((int) cell->argc - o.program, cell->argv + o.program);
+  if (python_program_args (r, r->interp.executable, argc, argv, err) < 0)
+    return -1;
   for (int i = 0; i < 2; i++)
     output_stream_free (&r->streams[i]);
   if (r->stdin_fd >= 0)
@@ -247,61 +258,70 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
   if (r->result_dirfd >= 0)
     close (r->result_dirfd);
   r->result_dirfd = -1;
-  if (python_open_streams (r, reads_stdin, &err) < 0
-      || (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, &err) < 0))
-    goto done;
+  if (python_open_streams (r, python_reads_stdin (argc, argv), err) < 0
+      || (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, err) < 0))
+    return -1;
   for (int i = 0; i < 2; i++)
     {
-      if (pipe2 (pipes[i], O_CLOEXEC) < 0)
-        {
-          sbx_error_set (&err, errno, "pipe");
-          goto done;
-        }
-      (void) fcntl (pipes[i][0], F_SETPIPE_SZ, 1 << 20);
-      r->streams[i].fd = pipes[i][0];
-      pipes[i][0] = -1;
+      if (pipe2 (cr->pipes[i], O_CLOEXEC) < 0)
+        return sbx_error_set (err, errno, "pipe");
+      (void) fcntl (cr->pipes[i][0], F_SETPIPE_SZ, 1 << 20);
+      r->streams[i].fd = cr->pipes[i][0];
+      cr->pipes[i][0] = -1;
     }
-  program = python_program_fd (r, &err);
-  if (program < 0)
-    goto done;
+  cr->program = python_program_fd (r, err);
+  return cr->program < 0 ? -1 : 0;
+}
+
+/* The cell to the session's state (CELL: the program, stdin, stdout, stderr), with
+   the workdir and the sandbox's numbers taken first and the cell's clock started.
+   -1: the state is gone. */
+static int
+send_cell (struct cell_run *cr, struct sbx_error *err)
+{
+  struct python_run *r = cr->r;
   workdir_snapshot_free (&r->before);
   workdir_snapshot_free (&r->after);
   workdir_snapshot_take (r->w.h.fd, &r->before);
   if (r->watch.read_stats)
     {
       r->watch.read_stats (&r->watch);
-      before = r->watch.stats;
-      have_before = r->watch.has_stats;
+      cr->before = r->watch.stats;
+      cr->have_before = r->watch.has_stats;
     }
   r->t0 = monotonic_ns ();
   {
-    int fds[4] = { program, r->stdin_fd, pipes[0][1], pipes[1][1] };
-    if (fd_send_with_fds (chan, "CELL", 4, fds, 4) < 0)
-      {
-        lost = 1;
-        sbx_error_set (&err, errno, "--session %s: its state is gone", sess->name);
-        goto done;
-      }
+    int fds[4] = { cr->program, r->stdin_fd, cr->pipes[0][1], cr->pipes[1][1] };
+    if (fd_send_with_fds (cr->chan, "CELL", 4, fds, 4) < 0)
+      return sbx_error_set (err, errno, "--session %s: its state is gone", cr->sess->name);
   }
-  close (program);
-  program = -1;
+  close (cr->program);
+  cr->program = -1;
   for (int i = 0; i < 2; i++)
     {
-      close (pipes[i][1]);
-      pipes[i][1] = -1;
+      close (cr->pipes[i][1]);
+      cr->pipes[i][1] = -1;
     }
   close (r->stdin_fd);
   r->stdin_fd = -1;
-  deadline = c->p.timeout > 0 ? r->t0 + (int64_t) (c->p.timeout * 1e9) : 0;
+  return 0;
+}
 
-  /* until the state says how the cell ended (or is gone) */
-  while (!cr.ended)
+/* Until the state says how the cell ended (or is gone): its output relayed, and the
+   cell killed at its deadline, when its client hangs up or when the server stops. */
+static void
+wait_for_cell (struct cell_run *cr)
+{
+  struct python_run *r = cr->r;
+  struct sandbox_session *sess = cr->sess;
+  int64_t deadline = r->c->p.timeout > 0 ? r->t0 + (int64_t) (r->c->p.timeout * 1e9) : 0, give_up = 0;
+  while (!cr->ended)
     {
       struct pollfd pfd[5] = { { .fd = r->streams[0].fd, .events = POLLIN },
                                { .fd = r->streams[1].fd, .events = POLLIN },
-                               { .fd = chan, .events = POLLIN },
-                               { .fd = cr.client_gone ? -1 : cell->client, .events = POLLIN },
-                               { .fd = sess->ending ? -1 : sfd, .events = POLLIN } };
+                               { .fd = cr->chan, .events = POLLIN },
+                               { .fd = cr->client_gone ? -1 : cr->cell->client, .events = POLLIN },
+                               { .fd = sess->ending ? -1 : cr->sfd, .events = POLLIN } };
       int64_t now = monotonic_ns (), until = give_up ? give_up : deadline;
       int timeout = until ? (until > now ? (int) ((until - now) / 1000000) + 1 : 0) : -1;
       if (poll (pfd, 5, timeout) < 0 && errno != EINTR)
@@ -310,20 +330,20 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
         {
           /* the server stops: the cell ends with the session */
           sess->ending = true;
-          kill_cell (&cr);
+          kill_cell (cr);
           give_up = monotonic_ns () + 5000000000LL;
         }
       output_on_ready (r->streams, pfd, 2);
       if (pfd[2].revents)
-        on_channel (&cr, chan);
+        on_channel (cr, cr->chan);
       if (pfd[3].revents & (POLLIN | POLLHUP | POLLERR))
         {
           char b[64];
-          ssize_t got = recv (cell->client, b, sizeof b, MSG_DONTWAIT);
+          ssize_t got = recv (cr->cell->client, b, sizeof b, MSG_DONTWAIT);
           if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
             {
-              cr.client_gone = true;
-              kill_cell (&cr);
+              cr->client_gone = true;
+              kill_cell (cr);
               give_up = monotonic_ns () + 5000000000LL;
             }
         }
@@ -331,91 +351,110 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
       if (deadline && now >= deadline && !r->watch.timed_out)
         {
           r->watch.timed_out = true;
-          kill_cell (&cr);
+          kill_cell (cr);
           give_up = now + 5000000000LL;
         }
-      if (give_up && now >= give_up && !cr.ended)
+      if (give_up && now >= give_up && !cr->ended)
         {
-          cr.lost = cr.ended = true; /* the state does not answer: the session is over */
+          cr->lost = cr->ended = true; /* the state does not answer: the session is over */
           break;
         }
     }
-  if (cr.lost)
-    {
-      lost = 1;
-      sbx_error_set (&err, 0, "--session %s: its state is gone (a cell killed it, or it died): the session ended",
-                     sess->name);
-      goto done;
-    }
+}
+
+/* The cell has ended: the last of its output, the sandbox's numbers after it and what
+   it changed in the workdir. */
+static void
+drain_cell (struct cell_run *cr)
+{
+  struct python_run *r = cr->r;
   output_drain_now (r->streams, 2);
   if (r->watch.read_stats)
     {
       r->watch.read_stats (&r->watch);
-      after = r->watch.stats;
+      cr->after = r->watch.stats;
     }
   workdir_snapshot_take (r->w.h.fd, &r->after);
-  if (cr.client_gone)
-    {
-      status = -2;
-      goto done;
-    }
-  {
-    struct sandbox_result *res = &r->res;
-    res->started = true;
-    res->error = NULL;
-    res->exit_code = r->watch.timed_out ? 128 + SIGKILL : cr.status;
-    res->signal = r->watch.timed_out ? SIGKILL : cr.signal;
-    res->timed_out = r->watch.timed_out;
-    res->oom_killed = have_before && after.has_oom && after.oom_kill > before.oom_kill;
-    res->pids_limit_hit = have_before && after.has_pids && after.pids_max_events > before.pids_max_events;
-    res->fsize_reached = res->signal == SIGXFSZ;
-    for (size_t i = 0; i < r->after.n && !res->fsize_reached; i++)
-      res->fsize_reached = S_ISREG (r->after.e[i].mode) && r->after.e[i].size >= c->p.fsize;
-    res->nofile_reported = r->streams[1].found;
-    res->tmp_filled = false;
-    res->cpu_time_exceeded = res->signal == SIGXCPU;
-    res->wall_ms = (double) (monotonic_ns () - r->t0) / 1e6;
-    if (have_before && after.has_cpu)
-      {
-        res->cpu_user_ms = (double) (after.cpu_usage_ns - before.cpu_usage_ns) / 1e6;
-        res->cpu_sys_ms = 0;
-        res->cpu_scope = "cgroup";
-      }
-    else
-      {
-        res->cpu_user_ms = res->cpu_sys_ms = 0;
-        res->cpu_scope = "waited";
-      }
-    res->peak_memory_bytes = after.has_memory ? after.memory_peak : 0;
-    res->peak_memory_scope = "cgroup";
-    res->include_output = c->result && strcmp (c->result, "-") == 0;
-    res->session = sess->name;
-    res->session_kept = cr.kept;
-    r->status = res->exit_code;
-    status = res->exit_code;
-    python_report (r);
-    if (python_write_result (r, &err) < 0)
-      status = -1;
-  }
+}
 
-done:
-  if (sbx_error_is_set (&err))
+/* How the cell ended, as a one-shot run's result says it (its numbers are the
+   sandbox's across the cell): its status, or -1 if --result could not be written. */
+static int
+report_cell (struct cell_run *cr, struct sbx_error *err)
+{
+  struct python_run *r = cr->r;
+  struct python_cli *c = r->c;
+  struct sandbox_result *res = &r->res;
+  const struct cgroup_stats *before = &cr->before, *after = &cr->after;
+  res->started = true;
+  res->error = NULL;
+  res->exit_code = r->watch.timed_out ? 128 + SIGKILL : cr->status;
+  res->signal = r->watch.timed_out ? SIGKILL : cr->signal;
+  res->timed_out = r->watch.timed_out;
+  res->oom_killed = cr->have_before && after->has_oom && after->oom_kill > before->oom_kill;
+  res->pids_limit_hit = cr->have_before && after->has_pids && after->pids_max_events > before->pids_max_events;
+  res->fsize_reached = res->signal == SIGXFSZ;
+  for (size_t i = 0; i < r->after.n && !res->fsize_reached; i++)
+    res->fsize_reached = S_ISREG (r->after.e[i].mode) && r->after.e[i].size >= c->p.fsize;
+  res->nofile_reported = r->streams[1].found;
+  res->tmp_filled = false;
+  res->cpu_time_exceeded = res->signal == SIGXCPU;
+  res->wall_ms = (double) (monotonic_ns () - r->t0) / 1e6;
+  if (cr->have_before && after->has_cpu)
     {
-      _cleanup_free_ char *msg = sbx_error_string (&err);
-      sbx_log_write (&r->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
-      status = err.exit_hint ? err.exit_hint : 1;
-      sbx_error_clear (&err);
+      res->cpu_user_ms = (double) (after->cpu_usage_ns - before->cpu_usage_ns) / 1e6;
+      res->cpu_sys_ms = 0;
+      res->cpu_scope = "cgroup";
+    }
+  else
+    {
+      res->cpu_user_ms = res->cpu_sys_ms = 0;
+      res->cpu_scope = "waited";
+    }
+  res->peak_memory_bytes = after->has_memory ? after->memory_peak : 0;
+  res->peak_memory_scope = "cgroup";
+  res->include_output = c->result && strcmp (c->result, "-") == 0;
+  res->session = cr->sess->name;
+  res->session_kept = cr->kept;
+  r->status = res->exit_code;
+  python_report (r);
+  if (python_write_result (r, err) < 0)
+    return -1;
+  return res->exit_code;
+}
+
+/* The client hears STATUS (-2: it hung up, nothing), or, with ERR set, why its cell
+   did not run (in the log too). */
+static void
+answer_client (struct cell_run *cr, int status, struct sbx_error *err)
+{
+  if (sbx_error_is_set (err))
+    {
+      _cleanup_free_ char *msg = sbx_error_string (err);
+      sbx_log_write (&cr->r->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
+      status = err->exit_hint ? err->exit_hint : 1;
+      sbx_error_clear (err);
     }
   if (status != -2)
-    connect_reply_status (cell->client, status);
-  if (cr.pidfd >= 0)
-    close (cr.pidfd);
-  if (program >= 0)
-    close (program);
+    connect_reply_status (cr->cell->client, status);
+}
+
+/* Nothing of the cell kept: its fds closed, the run's result as the next cell
+   begins it, and the worker's own stdio and environment back. */
+static void
+end_cell (struct cell_run *cr)
+{
+  struct python_run *r = cr->r;
+  struct python_cli *c = r->c;
+  struct sandbox_session *sess = cr->sess;
+  if (cr->pidfd >= 0)
+    close (cr->pidfd);
+  if (cr->program >= 0)
+    close (cr->program);
   for (int i = 0; i < 2; i++)
     for (int k = 0; k < 2; k++)
-      if (pipes[i][k] >= 0)
-        close (pipes[i][k]);
+      if (cr->pipes[i][k] >= 0)
+        close (cr->pipes[i][k]);
   for (int i = 0; i < 2; i++)
     output_stream_free (&r->streams[i]);
   if (r->stdin_fd >= 0)
@@ -431,13 +470,55 @@ done:
   r->res.before = &r->before;
   r->res.after = &r->after;
   r->res.landlock_abi = landlock_abi ();
-  environ = saved_env;
+  environ = cr->saved_env;
   c->result = NULL; /* the cell's, in its request's memory */
   /* nothing of the client's kept open here: a reader of its stdout waits for EOF */
   dup2 (sess->null_fd, 0);
   dup2 (sess->log_fd, 1);
   dup2 (sess->log_fd, 2);
-  session_options_free (&o);
+  session_options_free (&cr->o);
+}
+
+/* The cell's program to its client as a one-shot run's would be: status, output,
+   result. Returns -1 when the session is over (lost). */
+static int
+run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd, struct cell *cell)
+{
+  struct sbx_error err = { 0 };
+  struct cell_run cr = { .r = r, .sess = sess, .cell = cell, .chan = chan, .sfd = sfd, .saved_env = environ,
+                         .pipes = { { -1, -1 }, { -1, -1 } }, .program = -1, .pidfd = -1, .status = -1 };
+  int status = -1;
+  bool lost = false;
+
+  if (enter_client (&cr, &err) < 0 || take_cell_options (&cr, &err) < 0)
+    goto done;
+  if (cr.o.end)
+    {
+      sess->ending = true;
+      status = 0;
+      goto done;
+    }
+  if (prepare_cell (&cr, &err) < 0)
+    goto done;
+  if (send_cell (&cr, &err) < 0)
+    {
+      lost = true;
+      goto done;
+    }
+  wait_for_cell (&cr);
+  if (cr.lost)
+    {
+      lost = true;
+      sbx_error_set (&err, 0, "--session %s: its state is gone (a cell killed it, or it died): the session ended",
+                     sess->name);
+      goto done;
+    }
+  drain_cell (&cr);
+  status = cr.client_gone ? -2 : report_cell (&cr, &err);
+
+done:
+  answer_client (&cr, status, &err);
+  end_cell (&cr);
   return lost ? -1 : 0;
 }
 
@@ -452,6 +533,52 @@ cell_free (struct cell *cell)
 }
 
 /* ------------------------------------------------------------ the session */
+
+/* The next call on the session's socket, as a cell (CELL; its request in REQ): 1.
+   0: none came (a wakeup, a peer not of this uid, a request that could not be read);
+   -1: the session ends (no call for --session-idle, the server stops, the state is
+   gone). */
+static int
+next_call (struct python_run *r, int chan, int sfd, struct cell *cell, struct connect_request *req,
+           struct sbx_error *err)
+{
+  struct sandbox_session *sess = r->warm->session;
+  struct pollfd pfd[3] = { { .fd = sess->listen_fd, .events = POLLIN },
+                           { .fd = sfd, .events = POLLIN },
+                           { .fd = chan, .events = POLLIN } };
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  int n = poll (pfd, 3, sess->idle_s ? (int) sess->idle_s * 1000 : -1);
+  if (n < 0 && errno == EINTR)
+    return 0;
+  if (n == 0)
+    {
+      sbx_log_write (&r->ctx->log, SBX_LOG_WARNING, "session %s: no call for %u s: ended", sess->name, sess->idle_s);
+      return -1;
+    }
+  if (n < 0 || pfd[1].revents || (pfd[2].revents & (POLLHUP | POLLERR)))
+    return -1; /* the server stops, or the state is gone */
+  if (!(pfd[0].revents & POLLIN))
+    return 0;
+  cell->client = accept4 (sess->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (cell->client < 0)
+    return 0;
+  /* only the server's workers (this uid) reach this socket (a 0700 directory) */
+  if (getsockopt (cell->client, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != geteuid ()
+      || connect_request_read (cell->client, req, err) < 0)
+    {
+      sbx_error_clear (err);
+      close (cell->client);
+      return 0;
+    }
+  memcpy (cell->fds, req->fds, sizeof cell->fds);
+  for (int i = 0; i < 4; i++)
+    req->fds[i] = -1; /* the cell's now */
+  cell->argv = req->argv;
+  cell->argc = req->argc;
+  cell->env = req->env;
+  return 1;
+}
 
 int
 python_session_serve (struct python_run *r, int chan, struct sbx_error *err)
@@ -488,43 +615,13 @@ python_session_serve (struct python_run *r, int chan, struct sbx_error *err)
   cell_free (&first);
   while (!sess->ending)
     {
-      struct pollfd pfd[3] = { { .fd = sess->listen_fd, .events = POLLIN },
-                               { .fd = sfd, .events = POLLIN },
-                               { .fd = chan, .events = POLLIN } };
       struct connect_request req = { 0 };
       struct cell cell = { .fds = { -1, -1, -1, -1 }, .client = -1 };
-      struct ucred cred;
-      socklen_t len = sizeof cred;
-      int n = poll (pfd, 3, sess->idle_s ? (int) sess->idle_s * 1000 : -1);
-      if (n < 0 && errno == EINTR)
+      int got = next_call (r, chan, sfd, &cell, &req, err);
+      if (got < 0)
+        break;
+      if (got == 0)
         continue;
-      if (n == 0)
-        {
-          sbx_log_write (&r->ctx->log, SBX_LOG_WARNING, "session %s: no call for %u s: ended", sess->name,
-                         sess->idle_s);
-          break;
-        }
-      if (n < 0 || pfd[1].revents || (pfd[2].revents & (POLLHUP | POLLERR)))
-        break; /* the server stops, or the state is gone */
-      if (!(pfd[0].revents & POLLIN))
-        continue;
-      cell.client = accept4 (sess->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-      if (cell.client < 0)
-        continue;
-      /* only the server's workers (this uid) reach this socket (a 0700 directory) */
-      if (getsockopt (cell.client, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != geteuid ()
-          || connect_request_read (cell.client, &req, err) < 0)
-        {
-          sbx_error_clear (err);
-          close (cell.client);
-          continue;
-        }
-      memcpy (cell.fds, req.fds, sizeof cell.fds);
-      for (int i = 0; i < 4; i++)
-        req.fds[i] = -1; /* the cell's now */
-      cell.argv = req.argv;
-      cell.argc = req.argc;
-      cell.env = req.env;
       if (run_cell (r, sess, chan, sfd, &cell) < 0)
         sess->ending = true;
       cell_free (&cell);

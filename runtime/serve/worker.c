@@ -1,5 +1,5 @@
 /* What a worker of `sbx-oci serve` does with a client's request before its run
- * (serve.c, serve_session.c): take the client's stdio, cwd and environment, and make
+ * (server.c, session_route.c): take the client's stdio, cwd and environment, and make
  * python's command line of the server's options and the client's; and the server's
  * log, which its workers write too. */
 #include "build-config.h"
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/sandbox/serve.h"
+#include "runtime/serve/server.h"
 
 extern char **environ;
 

@@ -6,7 +6,7 @@
  * own. Per run, a worker (a fork of this process) does exactly what a one-shot
  * `sbx-oci python` does, as the client would have (its argv, cwd and stdio come with
  * the request), except that the container's own program only holds the run's
- * namespaces, cgroup and mounts while the warm fork joins it (python.c, "warm runs"):
+ * namespaces, cgroup and mounts while the warm fork joins it (warm_run.c):
  * its own pid, net, ipc, uts and mount namespaces, cgroup and limits, /tmp and workdir,
  * user, capabilities, seccomp filter and Landlock rules, as one-shot.
  *
@@ -41,10 +41,12 @@
 #include "runtime/base/cli.h"
 #include "runtime/base/util.h"
 #include "runtime/foreground.h"
-#include "runtime/sandbox/commands.h"
+#include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox.h"
-#include "runtime/sandbox/sandbox_connect.h"
-#include "runtime/sandbox/serve.h"
+#include "runtime/serve/commands.h"
+#include "runtime/serve/server.h"
+#include "runtime/serve/warm_run.h"
+#include "runtime/serve/wire.h"
 
 extern char **environ;
 extern const char sbx_warm_zygote_py[];
@@ -312,7 +314,7 @@ run_request (struct serve *s, int client)
   if (status != SERVE_NOT_A_SESSION)
     return status;
   argv = run_argv (s, s->req.argv, s->req.argc, &argc);
-  status = sandbox_python_warm (s->ctx, argc, argv, &warm, &err);
+  status = warm_run_python (s->ctx, argc, argv, &warm, &err);
   if (warm.replied)
     return -1;
   if (status < 0)
@@ -398,7 +400,7 @@ standby_main (struct serve *s, int ctl)
   _cleanup_free_ char **argv = run_argv (s, placeholder, 2, &argc);
   worker_setup (s);
   s->ctl_fd = ctl;
-  status = sandbox_python_warm (s->ctx, argc, argv, &warm, &err);
+  status = warm_run_python (s->ctx, argc, argv, &warm, &err);
   if (warm.client_fd < 0)
     {
       /* no client: the server is stopping, or this sandbox could not be made */
@@ -586,7 +588,7 @@ on_connection (struct serve *s)
 
 static void start_queued (struct serve *s);
 
-/* A worker that became a session (serve_session.c): not a run any more. */
+/* A worker that became a session (session_route.c): not a run any more. */
 static void
 on_notify (struct serve *s)
 {
@@ -769,41 +771,38 @@ shut_down (struct serve *s)
     ;
 }
 
+/* serve's command line into S: 1 to go on, 0 after --help, -1 (ERR). */
 static int
-run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
+parse_command_line (struct serve *s, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
-  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000,
-                     .standby_max = 2, .ctl_fd = -1, .session_idle = 600, .notify_fd = { -1, -1 } };
-  sigset_t set;
-  int sfd = -1, first, ret = -1;
-  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-
-  s.max_runs = cpus > 0 ? (unsigned) cpus * 2 : 2;
-  sandbox_policy_defaults (&s.p);
-  first = cli_parse (cmd, argc, argv, serve_opt, &s, err);
+  int first = cli_parse (cmd, argc, argv, serve_opt, s, err);
   if (first == CLI_HELP_SHOWN)
     return 0;
   if (first < 0)
-    goto out;
+    return -1;
   if (first < argc)
-    {
-      cli_usage_error (err, "serve: unexpected argument '%s' (the program comes with each `python --connect`)",
-                       argv[first]);
-      goto out;
-    }
-  if (!s.socket_path)
-    {
-      cli_usage_error (err, "serve: --socket PATH is required");
-      goto out;
-    }
-  s.log_fd = dup (2);
-  s.python = s.p.python ? xstrdup (s.p.python) : sandbox_default_python (err);
-  if (s.log_fd < 0 || !s.python || !(s.lib = find_warm_lib (err)) || check_host_paths (&s, err) < 0)
-    goto out;
+    return cli_usage_error (err, "serve: unexpected argument '%s' (the program comes with each `python --connect`)",
+                            argv[first]);
+  if (!s->socket_path)
+    return cli_usage_error (err, "serve: --socket PATH is required");
+  return 1;
+}
+
+/* What the server needs before its first connection: its log, the interpreter and
+   libsbx-warm.so, its tables, its signals (on *SFD), the warm interpreter, the socket
+   and the sessions' directory. */
+static int
+start_server (struct serve *s, int *sfd, struct sbx_error *err)
+{
+  sigset_t set;
+  s->log_fd = dup (2);
+  s->python = s->p.python ? xstrdup (s->p.python) : sandbox_default_python (err);
+  if (s->log_fd < 0 || !s->python || !(s->lib = find_warm_lib (err)) || check_host_paths (s, err) < 0)
+    return -1;
   /* standbys become workers when stopping */
-  s.workers = xmalloc0 ((s.max_runs + s.standby_max) * sizeof *s.workers);
-  s.standbys = xmalloc0 ((s.standby_max + 1) * sizeof *s.standbys);
-  s.queue = xmalloc0 ((s.queue_max + 1) * sizeof *s.queue);
+  s->workers = xmalloc0 ((s->max_runs + s->standby_max) * sizeof *s->workers);
+  s->standbys = xmalloc0 ((s->standby_max + 1) * sizeof *s->standbys);
+  s->queue = xmalloc0 ((s->queue_max + 1) * sizeof *s->queue);
   /* signals arrive on the signalfd; orphaned forks of the interpreter come to us */
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
@@ -812,74 +811,102 @@ run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv
   sigaddset (&set, SIGHUP);
   sigprocmask (SIG_BLOCK, &set, NULL);
   prctl (PR_SET_CHILD_SUBREAPER, 1);
-  sfd = signalfd (-1, &set, SFD_CLOEXEC);
-  if (sfd < 0)
-    {
-      sbx_error_set (err, errno, "serve: signalfd");
-      goto out;
-    }
-  if (zygote_start (&s, err) < 0 || listen_on (&s, err) < 0 || serve_sessions_init (&s, err) < 0)
-    goto out;
-  slog (&s, "listening on %s: %s with %s imported, up to %u runs at once, %u standing by", s.socket_path, s.python,
-        s.preload ? s.preload : "nothing", s.max_runs, s.standby_max);
-  fill_standbys (&s);
+  *sfd = signalfd (-1, &set, SFD_CLOEXEC);
+  if (*sfd < 0)
+    return sbx_error_set (err, errno, "serve: signalfd");
+  if (zygote_start (s, err) < 0 || listen_on (s, err) < 0 || serve_sessions_init (s, err) < 0)
+    return -1;
+  slog (s, "listening on %s: %s with %s imported, up to %u runs at once, %u standing by", s->socket_path, s->python,
+        s->preload ? s->preload : "nothing", s->max_runs, s->standby_max);
+  return 0;
+}
+
+/* Connections, the workers' ends and the sessions' notes, until a signal (other than
+   SIGCHLD) stops the server: 0, or -1 (ERR) if it could not wait. */
+static int
+serve_until_stopped (struct serve *s, int sfd, struct sbx_error *err)
+{
   for (;;)
     {
       struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
-                               { .fd = s.listen_fd, .events = POLLIN },
-                               { .fd = s.notify_fd[0], .events = POLLIN } };
+                               { .fd = s->listen_fd, .events = POLLIN },
+                               { .fd = s->notify_fd[0], .events = POLLIN } };
       struct signalfd_siginfo si;
       if (poll (pfd, 3, -1) < 0)
         {
           if (errno == EINTR)
             continue;
-          sbx_error_set (err, errno, "serve: poll");
-          break;
+          return sbx_error_set (err, errno, "serve: poll");
         }
       if ((pfd[0].revents & POLLIN) && read (sfd, &si, sizeof si) == sizeof si)
         {
           if (si.ssi_signo == SIGCHLD)
-            reap (&s, err);
+            reap (s, err);
           else
             {
-              slog (&s, "signal %d: ending %u runs, then stopping (%lu runs served)", (int) si.ssi_signo, s.n_workers,
-                    s.runs);
-              shut_down (&s);
-              s.listen_fd = -1;
-              ret = 0;
-              break;
+              slog (s, "signal %d: ending %u runs, then stopping (%lu runs served)", (int) si.ssi_signo, s->n_workers,
+                    s->runs);
+              shut_down (s);
+              s->listen_fd = -1;
+              return 0;
             }
         }
       if (pfd[2].revents & POLLIN)
-        on_notify (&s);
+        on_notify (s);
       if (pfd[1].revents & POLLIN)
-        on_connection (&s);
+        on_connection (s);
     }
-out:
-  if (s.listen_fd >= 0)
+}
+
+/* Whatever the server still holds, let go. */
+static void
+close_server (struct serve *s, int sfd)
+{
+  if (s->listen_fd >= 0)
     {
-      close (s.listen_fd);
-      unlink (s.socket_path);
+      close (s->listen_fd);
+      unlink (s->socket_path);
     }
-  zygote_stop (&s);
-  serve_sessions_remove_dir (&s);
+  zygote_stop (s);
+  serve_sessions_remove_dir (s);
   for (int i = 0; i < 2; i++)
-    if (s.notify_fd[i] >= 0)
-      close (s.notify_fd[i]);
+    if (s->notify_fd[i] >= 0)
+      close (s->notify_fd[i]);
   if (sfd >= 0)
     close (sfd);
-  for (size_t i = 0; i < s.n_defaults; i++)
-    free (s.defaults[i]);
-  free (s.defaults);
-  free (s.workers);
-  free (s.standbys);
-  free (s.queue);
-  free (s.retired);
-  free (s.sessions);
-  free (s.session_dir);
-  free (s.python);
-  free (s.lib);
-  sandbox_policy_free (&s.p);
+  for (size_t i = 0; i < s->n_defaults; i++)
+    free (s->defaults[i]);
+  free (s->defaults);
+  free (s->workers);
+  free (s->standbys);
+  free (s->queue);
+  free (s->retired);
+  free (s->sessions);
+  free (s->session_dir);
+  free (s->python);
+  free (s->lib);
+  sandbox_policy_free (&s->p);
+}
+
+static int
+run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
+{
+  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000,
+                     .standby_max = 2, .ctl_fd = -1, .session_idle = 600, .notify_fd = { -1, -1 } };
+  int sfd = -1, parsed, ret = -1;
+  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+
+  s.max_runs = cpus > 0 ? (unsigned) cpus * 2 : 2;
+  sandbox_policy_defaults (&s.p);
+  parsed = parse_command_line (&s, cmd, argc, argv, err);
+  if (parsed == 0)
+    return 0;
+  if (parsed > 0 && start_server (&s, &sfd, err) == 0)
+    {
+      fill_standbys (&s);
+      ret = serve_until_stopped (&s, sfd, err);
+    }
+  close_server (&s, sfd);
   return ret;
 }
 

@@ -1,14 +1,14 @@
-/* `sbx-oci serve`: the server (serve.c), what its workers do with a request
- * (serve_worker.c) and the routing of sessions' calls (serve_session.c). */
-#ifndef SBX_SANDBOX_SERVE_H
-#define SBX_SANDBOX_SERVE_H
+/* `sbx-oci serve`: the server (server.c), what its workers do with a request
+ * (worker.c) and the routing of sessions' calls (session_route.c). */
+#ifndef SBX_SERVE_SERVER_H
+#define SBX_SERVE_SERVER_H
 
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "runtime/base/context.h"
 #include "runtime/sandbox/sandbox.h"
-#include "runtime/sandbox/sandbox_connect.h"
+#include "runtime/serve/wire.h"
 
 struct serve
 {
@@ -45,7 +45,7 @@ struct serve
   struct connect_request req; /* its client's */
   int ctl_fd;                 /* a standby's, from the server */
   bool stopping;              /* a standby's server closed ctl: it is stopping */
-  /* sessions (serve_session.c) */
+  /* sessions (session_route.c) */
   char *session_dir;          /* SOCKET.sessions: their sockets (0700) */
   unsigned session_idle;      /* --session-idle */
   int notify_fd[2];           /* a worker that becomes a session says so on [1] */
@@ -53,7 +53,7 @@ struct serve
   unsigned n_sessions;
 };
 
-/* serve_worker.c */
+/* worker.c */
 /* A line in the server's log. */
 void slog (struct serve *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 /* In a worker: the client's request read; its stdio, cwd and environment are ours. */
@@ -61,7 +61,7 @@ int take_request (struct serve *s, int client, struct sbx_error *err);
 /* python's command line in a worker: the server's options, then ARGV (malloc'd). */
 char **run_argv (struct serve *s, char **argv, size_t argc, int *out);
 
-/* serve_session.c */
+/* session_route.c */
 #define SERVE_NOT_A_SESSION (-3)
 /* In a worker with its request taken: a call of a session goes to the session's worker
    (or this worker becomes it). The status for the client, -1 if the client has it,

@@ -1,4 +1,4 @@
-/* `sbx-oci python --connect` and `sbx-oci serve` (sandbox_connect.c): one request
+/* `sbx-oci python --connect` (client.c) and `sbx-oci serve` (wire.c): one request
  * on a unix stream socket, one reply.
  *
  *   request: "SBX1", argc, envc and their strings' length (u32 each), with the
@@ -9,8 +9,8 @@
  *   reply:   "SBXX" and the exit status (i32), or "SBXE", a length (u32) and a
  *            message (the server refused the run: busy, not this user's)
  * A client that hangs up before the reply ends its run. */
-#ifndef SBX_SANDBOX_CONNECT_H
-#define SBX_SANDBOX_CONNECT_H
+#ifndef SBX_SERVE_WIRE_H
+#define SBX_SERVE_WIRE_H
 
 #include <stddef.h>
 
@@ -18,6 +18,10 @@
 #include "runtime/base/error.h"
 
 #define CONNECT_MAX_ARGV (64u << 20) /* a program as long as this, no longer */
+
+/* Where `serve --socket SOCKET` keeps its sessions' sockets: SOCKET.sessions/ (0700).
+   A session that exists takes its calls there, in the same words. */
+#define SERVE_SESSIONS_SUFFIX ".sessions"
 
 struct connect_request
 {
@@ -29,6 +33,8 @@ struct connect_request
   char *buf;
 };
 
+/* LEN bytes from FD, waiting at most TIMEOUT_MS (-1: no limit) for each part. */
+int connect_read_full (int fd, void *buf, size_t len, int timeout_ms);
 /* The worker's side. A client gets 10 s to send its request. */
 int connect_request_read (int sock, struct connect_request *r, struct sbx_error *err);
 void connect_request_free (struct connect_request *r);

@@ -1,10 +1,10 @@
-/* Sessions through `sbx-oci serve` (python_session.c runs them): which worker a call
+/* Sessions through `sbx-oci serve` (cells.c runs them): which worker a call
  * of `--session NAME` goes to.
  *
  * Each session is one worker of the server, listening on SOCKET.sessions/NAME beside
  * the server's socket (a directory of the server's, 0700: sandboxes do not see it,
  * other users cannot reach it, and the session checks its peers' uid too). The client
- * (sandbox_connect.c) sends a call there itself once the session exists. A worker of
+ * (client.c) sends a call there itself once the session exists. A worker of
  * the server whose request names a session (its first call, or a client that could
  * not reach it) connects there and passes the call on as its client would have sent
  * it (stdio, cwd, environment, command line), then relays the reply; its client
@@ -27,7 +27,8 @@
 
 #include "runtime/base/util.h"
 #include "runtime/sandbox/python_run.h"
-#include "runtime/sandbox/serve.h"
+#include "runtime/serve/server.h"
+#include "runtime/serve/warm_run.h"
 
 /* A name that is also a file name: letters, digits, '.', '_', '-' (not first). */
 static bool
@@ -138,10 +139,10 @@ become_session (struct serve *s, int client, int listen_fd, const char *path, co
   snprintf (msg, sizeof msg, "S %d", (int) getpid ());
   (void) !send (s->notify_fd[1], msg, strlen (msg), MSG_NOSIGNAL);
   slog (s, "session %s began", name);
-  status = sandbox_python_warm (s->ctx, argc, argv, &warm, &err);
+  status = warm_run_python (s->ctx, argc, argv, &warm, &err);
   if (sess.listen_fd >= 0)
     {
-      /* it never served (python_session.c closes it once it has) */
+      /* it never served (cells.c closes it once it has) */
       unlink (path);
       close (sess.listen_fd);
     }
