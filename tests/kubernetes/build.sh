@@ -88,6 +88,31 @@ ldflags="-s -w -X $pkg.gitVersion=v$real -X $pkg.gitMajor=${real%%.*} -X $pkg.gi
 ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=v$real"
 
+# pkg/generated/openapi is made at build time by Kubernetes' own Makefile
+# (Makefile.generated_files, gen_openapi), not shipped: kube-apiserver and the
+# controller-manager need it. The same generator on the same input directories:
+# every directory (staging/src named as its vendor/ path) with a file that asks for
+# it (+k8s:openapi-gen=), but code-generator's and sample-apiserver's.
+log "generating pkg/generated/openapi (openapi-gen)"
+(
+	cd "$tree"
+	export GOPATH=$gopath GO111MODULE=off CGO_ENABLED=0 GOFLAGS= GOCACHE=$kcache/gocache
+	go build -o "$scratch/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen
+	dirs=$(find -H . -not \( \( -path './_*' -o -path './.*' -o -path ./vendor \) -prune \) -type f -name '*.go' |
+		sed -e 's|^\./staging/src|vendor|' -e 's|^\./||' -e 's|/[^/]*$||' | LC_ALL=C sort -u)
+	inputs=$(for d in $dirs; do
+		case $d in vendor/k8s.io/code-generator/* | vendor/k8s.io/sample-apiserver/*) continue ;; esac
+		if [ -n "$(find "$d/" -maxdepth 1 -type f -name '*.go' -exec grep -q '+k8s:openapi-gen=' {} \; -print -quit 2>/dev/null)" ]; then
+			echo "k8s.io/kubernetes/$d"
+		fi
+	done | paste -sd,)
+	"$scratch/openapi-gen" --logtostderr -i "$inputs" -p k8s.io/kubernetes/pkg/generated/openapi \
+		-O zz_generated.openapi -h vendor/k8s.io/code-generator/hack/boilerplate.go.txt \
+		-r "$scratch/openapi-violations.report" 2>"$scratch/openapi-gen.log" ||
+		{ tail -20 "$scratch/openapi-gen.log" >&2; exit 1; }
+	[ -s pkg/generated/openapi/zz_generated.openapi.go ]
+)
+
 mkdir -p "$out.new"
 log "building ${bins[*]} (Go $go_version, GOPATH mode)"
 (
