@@ -12,6 +12,7 @@
 #include "runtime/base/error.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/foreground.h"
+#include "runtime/landlock.h"
 
 struct create_opts
 {
@@ -98,6 +99,11 @@ struct exec_opts
      waits as in the foreground. Not with tty or detach. */
   bool in_process;
   bool *in_child; /* out, with in_process */
+  /* with in_process, not NULL: the Landlock rules are not applied in the join but
+     copied here, for the process to apply (landlock_apply) once it is ready: a warm
+     standby whose /work may still have another mount put over it, and Landlock's
+     rules hold to the directories that exist when they are made */
+  struct landlock_plan *deferred_landlock;
   /* out, in the foreground when not NULL: the program's rusage (with what it
      waited for) and the signal that ended it (0 if it exited) */
   struct rusage *rusage;

@@ -305,6 +305,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     .detach = o->detach,
     .as_root = ctx->as_root,
     .keep_groups = oci_keep_original_groups (e->config),
+    .deferred_landlock = o->in_process ? o->deferred_landlock : NULL,
     .parent_fds = { e->l.state_fd, e->l.root_fd, -1, -1 },
   };
   struct clone_args args = { 0 };

@@ -22,6 +22,7 @@
 #include "runtime/program.h"
 #include "runtime/sync.h"
 #include "runtime/terminal.h"
+#include "runtime/landlock.h"
 
 /* Our root becomes the init's root: for a pivot_root container the root of its
  * mount namespace, for --no-pivot the directory it chroot'ed into (setns alone would
@@ -115,9 +116,12 @@ exec_child_run (struct exec_child_args *a, char **program, bool in_process, stru
       .preserve_fds = a->preserve_fds,
       .pdeathsig = !a->detach,
       .pty_slave = pty_slave,
-      .landlock = a->landlock,
+      .landlock = in_process && a->deferred_landlock ? NULL : a->landlock,
     };
-    int r = process_become (p, &b, err);
+    int r;
+    if (in_process && a->deferred_landlock && a->landlock)
+      *a->deferred_landlock = *a->landlock; /* this process's copy of the plan, never freed here */
+    r = process_become (p, &b, err);
     a->seccomp_listener_fd = b.seccomp_listener_fd;
     if (r < 0)
       return -1;

@@ -31,6 +31,7 @@ struct exec_child_args
   bool detach;     /* outlive the runtime: no parent-death signal at exec */
   bool as_root;
   bool keep_groups; /* the container's OCI_KEEP_GROUPS_ANNOTATION */
+  struct landlock_plan *deferred_landlock; /* exec_opts' (in_process): landlock copied there, not applied */
   int parent_fds[4]; /* the parent's own fds: closed first */
   /* joins the container's cgroups itself (cgroup_ops.enter_self), first thing: the
      parent moving it would write-lock cgroup_threadgroup_rwsem (cgroup_v1.c); NULL:

@@ -44,6 +44,13 @@ write_map (pid_t pid, const char *file, const struct oci_id_mapping *m, size_t n
 static int
 userns_with_mappings (const struct oci_mount *m, struct sbx_error *err)
 {
+  return idmap_userns (m->uid_mappings, m->n_uid_mappings, m->gid_mappings, m->n_gid_mappings, err);
+}
+
+int
+idmap_userns (const struct oci_id_mapping *uid, size_t n_uid, const struct oci_id_mapping *gid, size_t n_gid,
+              struct sbx_error *err)
+{
   struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
   int pipefd[2], nsfd = -1;
   char path[64];
@@ -65,8 +72,7 @@ userns_with_mappings (const struct oci_mount *m, struct sbx_error *err)
       _exit (0);
     }
   close (pipefd[0]);
-  if (write_map (pid, "uid_map", m->uid_mappings, m->n_uid_mappings, err) == 0
-      && write_map (pid, "gid_map", m->gid_mappings, m->n_gid_mappings, err) == 0)
+  if (write_map (pid, "uid_map", uid, n_uid, err) == 0 && write_map (pid, "gid_map", gid, n_gid, err) == 0)
     {
       snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
       nsfd = open (path, O_RDONLY | O_CLOEXEC);

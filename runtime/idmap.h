@@ -14,6 +14,10 @@
 #include "runtime/mounts.h"
 
 bool idmap_needed (const struct oci_config *c, const struct mount_plan *plans);
+/* A user namespace with these mappings (an O_CLOEXEC fd of it), for
+   mount_setattr(MOUNT_ATTR_IDMAP): the mappings of a mount. */
+int idmap_userns (const struct oci_id_mapping *uid, size_t n_uid, const struct oci_id_mapping *gid, size_t n_gid,
+                  struct sbx_error *err);
 /* Parent: make the idmapped trees; fds[i] is -1 for mounts without idmap. */
 int idmap_prepare (const struct oci_config *c, const struct mount_plan *plans, const char *bundle, pid_t init_pid,
                    int *fds, struct sbx_error *err);

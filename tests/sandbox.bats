@@ -209,7 +209,7 @@ print("SECRET_API_KEY" in os.environ, os.getenv("AWS_SECRET_ACCESS_KEY"), os.get
 print("pid", os.getpid())
 '
 	expect_status 0
-	expect_stdout "[('EMPTY', ''), ('FOO', 'bar=baz'), ('HOME', '/work'), ('LANG', 'C.UTF-8'), ('LC_ALL', 'C.UTF-8'), ('PATH', '/usr/local/bin:/usr/bin:/bin'), ('PYTHONHASHSEED', '123'), ('PYTHONIOENCODING', 'utf-8'), ('PYTHONUNBUFFERED', '1'), ('TERM', 'dumb'), ('TMPDIR', '/tmp'), ('TZ', 'Europe/Paris')]
+	expect_stdout "[('EMPTY', ''), ('FOO', 'bar=baz'), ('HOME', '/work'), ('LANG', 'C.UTF-8'), ('LC_ALL', 'C.UTF-8'), ('MPLBACKEND', 'Agg'), ('PATH', '/usr/local/bin:/usr/bin:/bin'), ('PYTHONHASHSEED', '123'), ('PYTHONIOENCODING', 'utf-8'), ('PYTHONUNBUFFERED', '1'), ('TERM', 'dumb'), ('TMPDIR', '/tmp'), ('TZ', 'Europe/Paris')]
 sk-sbx-secret-1 absent
 sbx-aws-secret-2 absent
 sbx-openai-secret-3 absent

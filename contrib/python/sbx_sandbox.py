@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import dataclasses
 import json
 import re
@@ -48,6 +49,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union
 
 __all__ = ["run_python", "run_python_async", "Session", "Result", "SandboxError", "FileContent"]
@@ -80,6 +82,8 @@ EXIT_SETUP = 125
 EXIT_USAGE = 2
 
 NETWORKS = ("none", "loopback", "full")
+DEFAULT_MEMORY = "2048M"
+DEFAULT_NETWORK = "loopback"
 
 FileContent = Union[str, bytes, bytearray, memoryview]
 
@@ -141,6 +145,16 @@ class Result:
     # a Session's call: "kept" (its state is the session's now) or "rolled back" (it
     # died: the session is as it was before it); None for a run of its own
     session_state: Optional[str] = None
+    # the repr of the last expression's value, as the REPL shows it (a Session's cell,
+    # or show_value=True), capped; None when there was none (or it was None)
+    value: Optional[str] = None
+    value_truncated: bool = False
+    # the uncaught exception that ended the program: {"type", "message", "traceback"}
+    exception: Optional[Dict[str, str]] = None
+    # matplotlib figures left open or shown (plt.show()), as PNG bytes, in order;
+    # figures_dropped counts those over the caps (count, pixels, bytes)
+    figures: List[bytes] = dataclasses.field(default_factory=list)
+    figures_dropped: int = 0
 
     @property
     def ok(self) -> bool:
@@ -341,22 +355,33 @@ def _timeout_arg(timeout: Optional[float]) -> str:
     return "0" if t == 0 else f"{max(t, 0.001):.3f}"
 
 
-def _build_command(code: str, *, workdir: str, sandbox_id: str, timeout: Optional[float],
-                   memory: Union[str, int], network: str, env: Optional[Mapping[str, str]],
+def _build_command(code: str, *, workdir: str, sandbox_id: Optional[str], timeout: Optional[float],
+                   memory: Union[str, int, None], network: Optional[str], env: Optional[Mapping[str, str]],
                    python: Optional[str], cpu_time: Optional[int], pids: Optional[int],
                    max_output: Union[str, int, None], allow_degraded: bool, sbx_oci: str,
-                   root: Optional[str]) -> List[str]:
+                   root: Optional[str], show_value: bool = False) -> List[str]:
+    """sbx-oci's command line. An option left None is not given (the runtime's, or
+    through a server its own, default applies): a server's standby, a sandbox made
+    ahead of the run, is taken only by a run that asks for nothing else."""
     if not isinstance(code, str):
         raise TypeError("code must be a str")
     if "\0" in code:
         raise ValueError("code contains a NUL byte (it is passed as one argv string)")
-    if network not in NETWORKS:
+    if network is not None and network not in NETWORKS:
         raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
     cmd = [sbx_oci]
     if root is not None:
         cmd += ["--root", os.fspath(root)]
-    cmd += ["python", "--result", "-", "--id", sandbox_id, "--workdir", workdir,
-            "--timeout", _timeout_arg(timeout), "--memory", _size_arg("memory", memory), "--network", network]
+    cmd += ["python", "--result", "-"]
+    if sandbox_id is not None:
+        cmd += ["--id", sandbox_id]
+    cmd += ["--workdir", workdir, "--timeout", _timeout_arg(timeout)]
+    if memory is not None:
+        cmd += ["--memory", _size_arg("memory", memory)]
+    if network is not None:
+        cmd += ["--network", network]
+    if show_value:
+        cmd.append("--show-value")
     if python is not None:
         cmd += ["--python", os.fspath(python)]
     if cpu_time is not None:
@@ -377,18 +402,22 @@ def _build_command(code: str, *, workdir: str, sandbox_id: str, timeout: Optiona
 
 
 class _Connection:
-    """One run through `sbx-oci serve` (the wire is sandbox_connect.h in sbx-oci).
+    """One run through `sbx-oci serve` (the wire is runtime/serve/wire.h in sbx-oci).
 
     What is sent is python's own command line (without the runtime and its --root)
     and this process's environment (as the runtime would inherit it), with /dev/null
-    as stdin, two pipes as stdout and stderr and the workdir as the cwd;
-    the server's worker runs it as `sbx-oci python` would here, writing the result
-    JSON (--result -) into the stdout pipe, and ends with the exit status on the
-    socket. Closing the socket before then ends the run (the server kills it and
-    deletes its container), which is how a cancelled or timed-out call stops it.
+    (or ``stdin_fd``) as stdin, two pipes as stdout and stderr and ``cwd`` as the cwd;
+    the server's worker runs it as `sbx-oci python` would here, and ends with the exit
+    status on the socket. What comes on the pipes is kept, and handed to ``on_stdout``
+    and ``on_stderr`` as it arrives. ``interrupt()`` asks the server to interrupt the
+    program (SIGINT: KeyboardInterrupt in Python). Closing the socket before the end
+    ends the run (the server kills it and deletes its container), which is how a
+    cancelled or timed-out call stops it.
     """
 
-    def __init__(self, path: str, args: List[str], cwd: str) -> None:
+    def __init__(self, path: str, args: List[str], cwd: str, *, stdin_fd: Optional[int] = None,
+                 on_stdout: Optional[Callable[[bytes], None]] = None,
+                 on_stderr: Optional[Callable[[bytes], None]] = None) -> None:
         env = [k + b"=" + v for k, v in os.environb.items()]
         payload = b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args) + \
             b"".join(e + b"\0" for e in env)
@@ -399,23 +428,33 @@ class _Connection:
             out_r, out_w = os.pipe()
             err_r, err_w = os.pipe()
             fds = [out_r, out_w, err_r, err_w]
-            null = os.open(os.devnull, os.O_RDONLY)
-            fds.append(null)
+            stdin = os.dup(stdin_fd) if stdin_fd is not None else os.open(os.devnull, os.O_RDONLY)
+            fds.append(stdin)
             cwd_fd = os.open(cwd, os.O_PATH | os.O_DIRECTORY)
             fds.append(cwd_fd)
             head = b"SBX1" + struct.pack("=III", len(args), len(env), len(payload))
-            socket.send_fds(self.sock, [head], [null, out_w, err_w, cwd_fd])
+            socket.send_fds(self.sock, [head], [stdin, out_w, err_w, cwd_fd])
             self.sock.sendall(payload)
         except BaseException:
             self.sock.close()
             for fd in fds:
                 os.close(fd)
             raise
-        for fd in (out_w, err_w, null, cwd_fd):
+        for fd in (out_w, err_w, stdin, cwd_fd):
             os.close(fd)
         self.pipes = {out_r: bytearray(), err_r: bytearray()}
         self.out_r, self.err_r = out_r, err_r
+        self.callbacks = {out_r: on_stdout, err_r: on_stderr}
         self.reply = bytearray()
+        self.lock = threading.Lock()
+
+    def interrupt(self) -> None:
+        """KeyboardInterrupt in the running program (the server sends it SIGINT)."""
+        with self.lock:
+            try:
+                self.sock.sendall(b"SBXI")
+            except OSError:
+                pass
 
     def cancel(self) -> None:
         """End the run: the server sees the hangup."""
@@ -437,6 +476,12 @@ class _Connection:
         return (len(r) >= 8 and r[:4] == b"SBXX") or \
             (len(r) >= 8 and r[:4] == b"SBXE" and len(r) >= 8 + struct.unpack("=I", r[4:8])[0])
 
+    def _take(self, fd: int, chunk: bytes) -> None:
+        self.pipes[fd] += chunk
+        cb = self.callbacks.get(fd)
+        if cb is not None:
+            cb(chunk)
+
     def communicate(self, timeout: Optional[float]) -> Tuple[bytes, bytes, int]:
         """stdout, stderr and the exit status; SandboxError if the server refused the
         run; TimeoutError (the run is ended) past timeout."""
@@ -456,7 +501,7 @@ class _Connection:
                 elif fd == self.sock.fileno():
                     self.reply += chunk
                 else:
-                    self.pipes[fd] += chunk
+                    self._take(fd, chunk)
             if self._reply_done() and self.sock.fileno() in open_fds:
                 open_fds.remove(self.sock.fileno())
         r = bytes(self.reply)
@@ -513,12 +558,12 @@ class _Run:
     the file system block, so the async call runs them in a thread.
     """
 
-    def __init__(self, code: str, *, timeout: Optional[float], memory: Union[str, int], network: str,
-                 files: Optional[Mapping[str, FileContent]], env: Optional[Mapping[str, str]],
-                 python: Optional[str], cpu_time: Optional[int], pids: Optional[int],
-                 max_output: Union[str, int, None], allow_degraded: bool, sbx_oci: str,
+    def __init__(self, code: str, *, timeout: Optional[float], memory: Union[str, int, None],
+                 network: Optional[str], files: Optional[Mapping[str, FileContent]],
+                 env: Optional[Mapping[str, str]], python: Optional[str], cpu_time: Optional[int],
+                 pids: Optional[int], max_output: Union[str, int, None], allow_degraded: bool, sbx_oci: str,
                  root: Optional[str], keep_workdir: bool, sandbox_id: Optional[str],
-                 connect: Optional[str] = None) -> None:
+                 connect: Optional[str] = None, show_value: bool = False) -> None:
         if connect is not None and root is not None:
             raise ValueError("root: a server (connect) runs in its own state root")
         self.connect = connect
@@ -536,11 +581,17 @@ class _Run:
         self.delete_argv = [sbx_oci] + (["--root", os.fspath(root)] if root is not None else []) + \
             ["delete", "--force", sid]
 
+        if connect is None:  # one-shot: the defaults are the library's, the id ours
+            memory = DEFAULT_MEMORY if memory is None else memory
+            network = DEFAULT_NETWORK if network is None else network
+        # through a server, an id is passed only when asked for: the server names the run
+        given_id = sid if connect is None or sandbox_id is not None else None
+
         def command(workdir: str) -> List[str]:
-            return _build_command(code, workdir=workdir, sandbox_id=sid, timeout=timeout, memory=memory,
+            return _build_command(code, workdir=workdir, sandbox_id=given_id, timeout=timeout, memory=memory,
                                   network=network, env=env, python=python, cpu_time=cpu_time, pids=pids,
                                   max_output=max_output, allow_degraded=allow_degraded, sbx_oci=sbx_oci,
-                                  root=root)
+                                  root=root, show_value=show_value)
 
         command("/")  # validate the command line before the workdir exists
         self._command = command
@@ -608,51 +659,75 @@ def _make_result(raw: Dict[str, Any], err: str, got: Dict[str, bytes], skipped: 
             messages=err,
             limits_hit=list(raw.get("limits_hit") or []),
             session_state=session.get("state") if isinstance(session, dict) else None,
+            value=raw.get("value"),
+            value_truncated=bool(raw.get("value_truncated")),
+            exception=raw.get("exception") if isinstance(raw.get("exception"), dict) else None,
+            figures=[base64.b64decode(f.get("data", "")) for f in raw.get("figures") or [] if isinstance(f, dict)],
+            figures_dropped=int(raw.get("figures_dropped") or 0),
         )
 
 
 class Session:
-    """A session of an `sbx-oci serve` (connect=its socket): the calls share one
-    interpreter's state (globals, imports, open files in its workdir), each in its own
-    sandboxed fork of the last good state. A call that dies (a crash, os._exit, the OOM
-    killer, its timeout) leaves the session as it was before it; an exception does
-    not undo what ran before it (``Result.session_state`` says which).
+    """A session of an `sbx-oci serve` (connect=its socket), as a notebook kernel is
+    one: the calls share one interpreter's state (globals, imports, the files in its
+    /work), each in its own sandboxed fork of the last good state. A cell that ends,
+    even by an exception or an interrupt, is the session's state from then on; one
+    that dies (a crash, os._exit, the OOM killer, its timeout) leaves the session as it
+    was before it (``Result.session_state`` says which).
 
         with Session("/run/sbx.sock", memory="512M") as s:
-            s.run("import pandas as pd; df = pd.DataFrame({'a': [1, 2]})")
-            print(s.run("print(df.a.sum())").stdout)   # 3
+            s.put("data.csv", b"a,b\\n1,2\\n")
+            s.run("import pandas as pd; df = pd.read_csv('data.csv')")
+            r = s.run("df.a.sum()")            # r.value == "1", as the REPL shows it
+            s.run("import matplotlib.pyplot as plt; plt.plot(df.a)")   # r.figures: [PNG bytes]
+            s.get("out.csv")                   # a file the cells wrote, as bytes
 
-    The session's sandbox is made by its first call, with memory and network (the
-    server's own options otherwise); its workdir is the server's, a fresh one that goes
-    with the session, so no files are passed in or read back. It ends with close()
-    (or the with block), after the server's --session-idle, or when the server stops.
+    A cell's ``Result`` has its output (``on_stdout``/``on_stderr`` get it as it is
+    written), the ``value`` of its last expression, its uncaught ``exception`` (type,
+    message, traceback) and the matplotlib ``figures`` it left open or showed, as PNG.
+    ``interrupt()`` (from another thread) raises KeyboardInterrupt in the running cell.
+
+    The session's sandbox is made by its first call, with memory, network and workdir
+    (the server's own options otherwise); workdir=DIR makes a directory of this
+    machine the session's /work (never a system directory), else the session has a
+    fresh one that goes with it. It ends with close() (or the with block), after the
+    server's --session-idle, or when the server stops.
     """
 
     def __init__(self, connect: str, name: Optional[str] = None, *, memory: Union[str, int, None] = None,
-                 network: Optional[str] = None) -> None:
+                 network: Optional[str] = None, workdir: Optional[str] = None) -> None:
         self.connect = os.fspath(connect)
         self.name = name if name is not None else "s-" + secrets.token_hex(8)
         if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}", self.name):
             raise ValueError(f"name: {self.name!r} is not a session name (letters, digits, '.', '_', '-')")
         self.sandbox: List[str] = []
         if memory is not None:
-            self.sandbox += ["--memory", str(memory)]
+            self.sandbox += ["--memory", _size_arg("memory", memory)]
         if network is not None:
-            if network not in ("none", "loopback", "full"):
+            if network not in NETWORKS:
                 raise ValueError(f"network: {network!r} is not none, loopback or full")
             self.sandbox += ["--network", network]
+        if workdir is not None:
+            self.sandbox += ["--workdir", os.path.abspath(os.fspath(workdir))]
+        # where the server writes each cell's result (this user's, private)
+        self._tmp = tempfile.mkdtemp(prefix="sbx-session-")
+        self._conn: Optional[_Connection] = None
 
-    def _call(self, args: List[str], timeout: Optional[float]) -> Tuple[bytes, bytes, int]:
+    def _call(self, args: List[str], timeout: Optional[float], *, stdin_fd: Optional[int] = None,
+              on_stdout: Optional[Callable[[bytes], None]] = None,
+              on_stderr: Optional[Callable[[bytes], None]] = None) -> Tuple[bytes, bytes, int]:
         """The call to the session's own socket once it exists, else to the server (which
         begins it); a session ending as the call came resets it unread: the server then."""
         direct = self.connect + ".sessions/" + self.name
         for path in (direct, self.connect):
             try:
-                conn = _Connection(path, args, "/")
+                conn = _Connection(path, args, self._tmp, stdin_fd=stdin_fd, on_stdout=on_stdout,
+                                   on_stderr=on_stderr)
             except OSError as exc:
                 if path == direct:
                     continue
                 raise SandboxError(f"cannot reach sbx-oci serve at {self.connect}: {exc.strerror or exc}") from exc
+            self._conn = conn
             try:
                 return conn.communicate(None if timeout is None else float(timeout) + GUARD_SECONDS)
             except ConnectionResetError:
@@ -663,20 +738,77 @@ class Session:
                 raise SandboxError(f"sbx-oci serve did not finish the call within {timeout} s + guard",
                                    returncode=None) from exc
             finally:
+                self._conn = None
                 conn.close()
         raise AssertionError("unreachable")
 
-    def run(self, code: str, *, timeout: Optional[float] = 300,
-            max_output: Union[str, int, None] = None) -> Result:
-        """One cell: CODE in the session's state; its Result (stdout, exit code...)."""
-        args = ["--session", self.name, "--result", "-"] + self.sandbox
+    def run(self, code: str, *, timeout: Optional[float] = 300, max_output: Union[str, int, None] = None,
+            on_stdout: Optional[Callable[[bytes], None]] = None,
+            on_stderr: Optional[Callable[[bytes], None]] = None) -> Result:
+        """One cell: CODE in the session's state. Its Result: stdout and stderr (also
+        given to on_stdout/on_stderr as they come), value, exception, figures..."""
+        if not isinstance(code, str) or "\0" in code:
+            raise ValueError("code: a str without NUL bytes")
+        result = os.path.join(self._tmp, "result.json")
+        args = ["--session", self.name, "--result", "result.json"] + self.sandbox
         if timeout is not None:
-            args += ["--timeout", str(timeout)]
+            args += ["--timeout", _timeout_arg(timeout)]
         if max_output is not None:
-            args += ["--max-output", str(max_output)]
-        out, err_b, returncode = self._call(args + ["-c", code], timeout)
+            args += ["--max-output", _size_arg("max_output", max_output)]
+        out, err_b, returncode = self._call(args + ["-c", code], timeout, on_stdout=on_stdout, on_stderr=on_stderr)
         err = err_b.decode("utf-8", "replace")
-        return _make_result(_parse_result(out, err, returncode), err, {}, {}, None)
+        try:
+            with open(result, "rb") as f:
+                raw_text = f.read()
+            os.unlink(result)
+        except OSError:
+            raw_text = b""
+        raw = _parse_result(raw_text, err, returncode)
+        raw.setdefault("stdout", out.decode("utf-8", "replace"))
+        raw.setdefault("stderr", err)
+        return _make_result(raw, "", {}, {}, None)
+
+    def interrupt(self) -> None:
+        """KeyboardInterrupt in the cell running now (from another thread); the cell
+        then ends as by any exception: what it did until then is the session's state."""
+        conn = self._conn
+        if conn is not None:
+            conn.interrupt()
+
+    def _file_call(self, option: str, name: str, *, stdin_fd: Optional[int] = None) -> bytes:
+        if not isinstance(name, str) or not name or "\0" in name:
+            raise ValueError(f"name: {name!r} is not a file name under /work")
+        out, err_b, returncode = self._call(["--session", self.name] + self.sandbox + [option, name], 60,
+                                            stdin_fd=stdin_fd)
+        if returncode != 0:
+            raise SandboxError(_last_line(err_b.decode("utf-8", "replace")) or f"{option} {name}: failed",
+                               returncode=returncode, stderr=err_b.decode("utf-8", "replace"))
+        return out
+
+    def put(self, name: str, data: FileContent) -> None:
+        """Write DATA as /work/NAME in the session (directories made as needed; a file
+        there is replaced, never written through a link)."""
+        blob = data.encode() if isinstance(data, str) else bytes(data)
+        fd = os.memfd_create("sbx-put", os.MFD_CLOEXEC)
+        try:
+            os.write(fd, blob)
+            os.lseek(fd, 0, os.SEEK_SET)
+            self._file_call("--put-file", name, stdin_fd=fd)
+        finally:
+            os.close(fd)
+
+    def get(self, name: str) -> bytes:
+        """The content of the regular file /work/NAME."""
+        return self._file_call("--get-file", name)
+
+    def list(self, path: str = ".") -> List[Dict[str, Any]]:
+        """What is under /work/PATH: {"path", "type", "size", "mtime"} each, bounded."""
+        out = self._file_call("--list-files", path)
+        return [json.loads(line) for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
+
+    def remove(self, name: str) -> None:
+        """Remove /work/NAME (a directory with what is in it)."""
+        self._file_call("--remove-file", name)
 
     def close(self) -> None:
         """End the session (its sandbox and state go); one already gone is no error."""
@@ -684,6 +816,8 @@ class Session:
             self._call(["--session", self.name, "--end-session"], 10)
         except SandboxError:
             pass
+        finally:
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
     def __enter__(self) -> "Session":
         return self
@@ -705,19 +839,21 @@ def _kill_and_delete(proc: subprocess.Popen[bytes], delete_argv: List[str]) -> N
     _delete_quietly(delete_argv)
 
 
-def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int] = "2048M",
-               network: str = "loopback", files: Optional[Mapping[str, FileContent]] = None,
+def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int, None] = None,
+               network: Optional[str] = None, files: Optional[Mapping[str, FileContent]] = None,
                env: Optional[Mapping[str, str]] = None, python: Optional[str] = None,
                cpu_time: Optional[int] = None, pids: Optional[int] = None,
                max_output: Union[str, int, None] = None, allow_degraded: bool = False,
                sbx_oci: str = "sbx-oci", root: Optional[str] = None,
                keep_workdir: bool = False, sandbox_id: Optional[str] = None,
-               connect: Optional[str] = None) -> Result:
+               connect: Optional[str] = None, show_value: bool = False) -> Result:
     """Run ``code`` once with ``python -c`` in a fresh sbx-oci sandbox and report how it ended.
 
     timeout      wall clock in seconds (0 or None: none); everything is killed at it
-    memory       for the whole sandbox, '2048M' or bytes; going over is an OOM kill
+    memory       for the whole sandbox, '2048M' (the default) or bytes; going over is
+                 an OOM kill (through a server: the server's default when None)
     network      'none', 'loopback' (only lo; the default) or 'full' (the host's)
+                 (through a server: the server's default when None)
     files        {relative path: str | bytes} written into the workdir (/work, the cwd)
     env          variables to set; the sandbox's environment is otherwise scrubbed
     python       the host interpreter (default: sbx-oci's, /usr/bin/python3)
@@ -729,6 +865,8 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
     keep_workdir leave the workdir on the host (its path in Result.workdir)
     sandbox_id   the container id (--id; default py-<random>): the name of its state
                  dir and cgroup, for logs; the client needs to know it to clean up
+    show_value   the last expression's value shown as the REPL shows it (on stdout,
+                 and as Result.value)
     connect      the socket of an `sbx-oci serve` (of this user): the run is forked from
                  its warm interpreter (its --preload modules already imported), as
                  isolated as a one-shot run; the server's options are the defaults
@@ -742,7 +880,7 @@ def run_python(code: str, *, timeout: Optional[float] = 300, memory: Union[str, 
     run = _Run(code, timeout=timeout, memory=memory, network=network, files=files, env=env, python=python,
                cpu_time=cpu_time, pids=pids, max_output=max_output, allow_degraded=allow_degraded,
                sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id,
-               connect=connect)
+               connect=connect, show_value=show_value)
     try:
         run.make_workdir()
         if connect is not None:
@@ -914,14 +1052,14 @@ async def _communicate_connected(run: _Run) -> Tuple[bytes, bytes, int]:
             conn.cancel()
 
 
-async def run_python_async(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int] = "2048M",
-                           network: str = "loopback", files: Optional[Mapping[str, FileContent]] = None,
+async def run_python_async(code: str, *, timeout: Optional[float] = 300, memory: Union[str, int, None] = None,
+                           network: Optional[str] = None, files: Optional[Mapping[str, FileContent]] = None,
                            env: Optional[Mapping[str, str]] = None, python: Optional[str] = None,
                            cpu_time: Optional[int] = None, pids: Optional[int] = None,
                            max_output: Union[str, int, None] = None, allow_degraded: bool = False,
                            sbx_oci: str = "sbx-oci", root: Optional[str] = None,
                            keep_workdir: bool = False, sandbox_id: Optional[str] = None,
-                           connect: Optional[str] = None) -> Result:
+                           connect: Optional[str] = None, show_value: bool = False) -> Result:
     """run_python for asyncio: the same arguments, the same Result and exceptions.
 
     sbx-oci runs as an asyncio subprocess, so the event loop goes on meanwhile; the
@@ -940,7 +1078,7 @@ async def run_python_async(code: str, *, timeout: Optional[float] = 300, memory:
     run = _Run(code, timeout=timeout, memory=memory, network=network, files=files, env=env, python=python,
                cpu_time=cpu_time, pids=pids, max_output=max_output, allow_degraded=allow_degraded,
                sbx_oci=sbx_oci, root=root, keep_workdir=keep_workdir, sandbox_id=sandbox_id,
-               connect=connect)
+               connect=connect, show_value=show_value)
     try:
         await _in_thread(run.make_workdir)
         if connect is not None:
@@ -959,8 +1097,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description="Run Python code once in an sbx-oci sandbox and print the result JSON.")
     ap.add_argument("-c", dest="code", required=True, help="the code to run")
     ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--memory", default="2048M")
-    ap.add_argument("--network", choices=NETWORKS, default="loopback")
+    ap.add_argument("--memory", default=None, help="default 2048M (through a server: its own)")
+    ap.add_argument("--network", choices=NETWORKS, default=None, help="default loopback (through a server: its own)")
     ap.add_argument("--env", action="append", default=[], metavar="K=V")
     ap.add_argument("--file", action="append", default=[], metavar="NAME=HOSTPATH",
                     help="copy a host file into the workdir as NAME")
@@ -973,6 +1111,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--root")
     ap.add_argument("--keep-workdir", action="store_true")
     ap.add_argument("--connect", metavar="SOCKET", help="run through `sbx-oci serve --socket SOCKET`")
+    ap.add_argument("--show-value", action="store_true", help="show the last expression's value, as the REPL does")
     a = ap.parse_args(argv)
     try:
         env: Dict[str, str] = {}
@@ -991,7 +1130,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         r = run_python(a.code, timeout=a.timeout, memory=a.memory, network=a.network, files=files, env=env,
                        python=a.python, cpu_time=a.cpu_time, pids=a.pids, max_output=a.max_output,
                        allow_degraded=a.allow_degraded, sbx_oci=a.sbx_oci, root=a.root,
-                       keep_workdir=a.keep_workdir, connect=a.connect)
+                       keep_workdir=a.keep_workdir, connect=a.connect, show_value=a.show_value)
     except (ValueError, TypeError) as exc:
         print(f"sbx_sandbox: {exc}", file=sys.stderr)
         return EXIT_USAGE

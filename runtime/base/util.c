@@ -177,3 +177,49 @@ fd_send_with_fds (int sock, const void *buf, size_t len, const int *fds, size_t 
   memcpy (CMSG_DATA (cm), fds, n * sizeof (int));
   return sendmsg (sock, &mh, MSG_NOSIGNAL);
 }
+
+pid_t
+pidfd_pid (int pidfd)
+{
+  char path[64], line[128];
+  long pid = -1;
+  FILE *f;
+  if (pidfd < 0)
+    return -1;
+  snprintf (path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  f = fopen (path, "re");
+  if (!f)
+    return -1;
+  while (fgets (line, sizeof line, f))
+    if (sscanf (line, "Pid: %ld", &pid) == 1)
+      break;
+  fclose (f);
+  return pid > 0 ? (pid_t) pid : -1;
+}
+
+ssize_t
+fd_recv_with_fd (int sock, void *buf, size_t len, int *fd)
+{
+  char cbuf[CMSG_SPACE (8 * sizeof (int))];
+  struct iovec iov = { .iov_base = buf, .iov_len = len };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  ssize_t n = recvmsg (sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  *fd = -1;
+  if (n < 0)
+    return n;
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+      {
+        size_t k = (cm->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+        for (size_t i = 0; i < k; i++)
+          {
+            int got;
+            memcpy (&got, CMSG_DATA (cm) + i * sizeof (int), sizeof got);
+            if (*fd < 0)
+              *fd = got;
+            else
+              close (got);
+          }
+      }
+  return n;
+}

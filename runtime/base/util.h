@@ -86,6 +86,12 @@ char *xmemdup (const void *src, size_t n);
 void fd_write_all (int fd, const char *buf, size_t len);
 /* One sendmsg of buf with fds attached (SCM_RIGHTS, at most 8): what sendmsg returns. */
 ssize_t fd_send_with_fds (int sock, const void *buf, size_t len, const int *fds, size_t n);
+/* The pid a pidfd refers to (its /proc/self/fdinfo "Pid:"), or -1 (gone: 0 is not
+   returned either). */
+pid_t pidfd_pid (int pidfd);
+/* One recvmsg (MSG_DONTWAIT) into buf, and the first fd it carried in *fd (-1 if none;
+   close-on-exec; any further ones closed): what recvmsg returns. */
+ssize_t fd_recv_with_fd (int sock, void *buf, size_t len, int *fd);
 /* Is path dir itself or below it ("/usr/lib" is under "/usr", "/usrx" is not)? Both
  * absolute and without "." or ".." components. */
 bool path_is_under (const char *path, const char *dir);

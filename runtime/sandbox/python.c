@@ -94,6 +94,7 @@ python_run_free (struct python_run *r)
     output_stream_free (&r->streams[i]);
   workdir_snapshot_free (&r->before);
   workdir_snapshot_free (&r->after);
+  sandbox_report_free (&r->report);
 }
 
 /* The --rw paths opened and held (r->rw: idmapped where not the sandbox user's), the
@@ -434,7 +435,7 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
   struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
   struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1,
                           .warm = warm, .warm_status_fd = -1, .warm_status = -1,
-                          .warm_out_w = -1, .warm_err_w = -1, .warm_chan = -1 };
+                          .warm_out_w = -1, .warm_err_w = -1, .warm_chan = -1, .warm_pidfd = -1 };
   int split = python_program_start (argc, argv), first, ret = -1, exec_ret;
   bool reads_stdin;
 
@@ -448,6 +449,12 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
   if (first < split)
     {
       cli_usage_error (err, "python: unexpected argument '%s' (see sbx-oci python --help)", argv[first]);
+      goto out;
+    }
+  if (c.show_value && !warm)
+    {
+      /* the value is the warm interpreter's to show (runtime/warm/zygote.py) */
+      cli_usage_error (err, "--show-value: only through a server (--connect): a one-shot run is python3's own");
       goto out;
     }
   reads_stdin = python_reads_stdin (argc - split, argv + split);

@@ -34,6 +34,11 @@ enum
   PO_CONNECT,
   PO_SESSION,
   PO_END_SESSION,
+  PO_SHOW_VALUE,
+  PO_PUT_FILE,
+  PO_GET_FILE,
+  PO_LIST_FILES,
+  PO_REMOVE_FILE,
 };
 
 
@@ -55,6 +60,16 @@ const struct cli_opt python_cli_opts[] = {
   { "session", PO_SESSION, required_argument, "NAME",
     "with --connect: a cell of session NAME, which keeps its state between calls (begun by the first)" },
   { "end-session", PO_END_SESSION, no_argument, NULL, "with --connect --session NAME: end that session" },
+  { "show-value", PO_SHOW_VALUE, no_argument, NULL,
+    "with --connect: the last expression's value shown as the REPL shows it, and in the result (a session's cells "
+    "always)" },
+  { "put-file", PO_PUT_FILE, required_argument, "NAME",
+    "with --connect --session: write stdin to /work/NAME in the session (instead of a cell)" },
+  { "get-file", PO_GET_FILE, required_argument, "NAME", "with --connect --session: write /work/NAME to stdout" },
+  { "list-files", PO_LIST_FILES, required_argument, "DIR",
+    "with --connect --session: list /work/DIR (. for all of /work) as JSON lines on stdout" },
+  { "remove-file", PO_REMOVE_FILE, required_argument, "NAME",
+    "with --connect --session: remove /work/NAME (a directory with what is in it)" },
   { NULL },
 };
 
@@ -87,9 +102,16 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
       return cli_usage_error (err, "--connect: not through a server");
     case PO_SESSION:
     case PO_END_SESSION:
-      /* a server routes them before this (runtime/serve/session_route.c) */
-      return cli_usage_error (err, "--%s: only with --connect (a server keeps sessions)",
-                              key == PO_SESSION ? "session" : "end-session");
+    case PO_PUT_FILE:
+    case PO_GET_FILE:
+    case PO_LIST_FILES:
+    case PO_REMOVE_FILE:
+      /* a server routes them before this (runtime/serve/session_route.c, cells.c) */
+      return cli_usage_error (err, "--%s: only with --connect --session (a server keeps sessions)",
+                              python_option_name (key));
+    case PO_SHOW_VALUE:
+      c->show_value = true;
+      return 0;
     case PO_ID:
       if (statedir_validate_id (arg, err) < 0)
         {
@@ -101,6 +123,16 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
     default:
       return 0;
     }
+}
+
+/* The long name of option KEY. */
+const char *
+python_option_name (int key)
+{
+  for (const struct cli_opt *o = python_cli_opts; o->name; o++)
+    if (o->key == key)
+      return o->name;
+  return "?";
 }
 
 /* Where our options end and the program begins: at -c, -m, -, "--" or the first

@@ -74,6 +74,12 @@ struct sandbox_warm
   bool replied;
   /* a session's sandbox (set): the joined fork is its state, the run its cells */
   struct sandbox_session *session;
+  /* the server's idmap of its own user's directories (owner and group seen as the
+     sandbox user), made once: a standby taking such a --workdir needs no new one;
+     -1: none */
+  int idmap_userns;
+  uid_t idmap_owner;
+  gid_t idmap_group;
 };
 
 /* ------------------------------------------------------------------ a run */
@@ -85,6 +91,7 @@ struct python_cli
   const char *result;
   const char *id;
   bool no_subprocess;
+  bool show_value; /* --show-value: the last expression's value shown and reported */
 };
 
 struct python_run
@@ -99,6 +106,8 @@ struct python_run
   struct pollfd *warm_fds;    /* the watch's: [2] the status pipe, [3] the client, once known */
   int warm_out_w, warm_err_w; /* the program's stdout and stderr pipes, write ends, for the fork */
   int warm_chan;              /* our end of the joined fork's run channel */
+  int warm_pidfd;             /* the program's process (its PID word), for an interrupt; -1 */
+  char *standby_workdir;      /* a standby that took the client's --workdir: its own, removed with the run */
   bool warm_exit_said;        /* the fork said EXIT: the status is its word's */
   struct python_cli *c;
   struct sbx_ctx *ctx;
@@ -123,6 +132,7 @@ struct python_run
   struct workdir_snapshot before, after;
   struct run_watch watch;
   struct sandbox_result res;
+  struct sandbox_report report; /* what a warm run's program reported (value, exception, figures) */
   int64_t t0; /* CLOCK_MONOTONIC: when the run began (a standby's: when its request came) */
   /* a standby's cgroup CPU time when its request came (the join's, not the program's) */
   uint64_t cpu_base_ns, cpu_base_user_ns, cpu_base_system_ns;
@@ -140,6 +150,7 @@ extern const struct cli_opt python_cli_opts[]; /* python's options (and a reques
 int python_opt (void *data, int key, const char *arg, struct sbx_error *err);
 /* argv[0] is the command's name: the index of the program part (-c, -m, -, SCRIPT, --) */
 int python_program_start (int argc, char **argv);
+const char *python_option_name (int key);
 int python_check_program_part (int argc, char **argv, struct sbx_error *err);
 int python_program_args (struct python_run *r, const char *python, int argc, char **argv, struct sbx_error *err);
 int python_open_streams (struct python_run *r, bool program_reads_stdin, struct sbx_error *err);

@@ -170,6 +170,15 @@ sandbox_process_env (const struct sandbox_policy *p, const char *python, const c
     }
   if (!has_lang)
     ADD (xstrdup ("LANG=C.UTF-8"));
+  /* matplotlib draws without a display: Agg, unless --env says otherwise (a warm run's
+     plt.show() hands the figures to the result: runtime/warm/zygote.py) */
+  {
+    bool given = false;
+    for (size_t i = 0; i < p->n_env; i++)
+      given |= strncmp (p->env[i], "MPLBACKEND=", 11) == 0;
+    if (!given)
+      ADD (xstrdup ("MPLBACKEND=Agg"));
+  }
   /* numeric libraries' threads per process (sandbox_opts.c says why) */
   for (size_t k = 0; k < ARRAY_SIZE (lib_thread_vars) && p->lib_threads; k++)
     {

@@ -252,6 +252,7 @@ sandbox_result_json (const struct sandbox_result *r, size_t *len)
       GEN (gen_string (g, "exec_refused_paths"));
       GEN (gen_string_array (g, (const char *const *) r->guard->paths, r->guard->n_paths));
     }
+  GEN (sandbox_report_gen (g, r->report));
   if (r->session)
     {
       GEN (gen_string (g, "session"));

@@ -9,6 +9,7 @@
 #include "runtime/sandbox/sandbox.h"
 #include "runtime/sandbox/sandbox_exec_guard.h"
 #include "runtime/sandbox/sandbox_output.h"
+#include "runtime/sandbox/sandbox_report.h"
 
 struct sandbox_result
 {
@@ -37,6 +38,7 @@ struct sandbox_result
   const struct sandbox_policy *policy;
   int landlock_abi;
   const struct exec_guard *guard; /* --no-subprocess: what it refused; NULL without */
+  const struct sandbox_report *report; /* the program's own report (value, exception, figures), or NULL */
   const char *session; /* a session's cell: its name */
   bool session_kept;   /* the cell's state is the session's (else rolled back) */
 };

@@ -28,8 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/stat.h>
 #include <unistd.h>
 
+#include "runtime/base/json.h"
 #include "runtime/base/util.h"
 
 static const char *const exact_dirs[] = { "/",    "/home", "/media", "/mnt", "/opt", "/srv",
@@ -48,21 +51,14 @@ struct fs_place
   char fspath[PATH_MAX];
 };
 
+/* The mount of FD (statx's mnt_id: one call, where /proc's fdinfo costs three). */
 static long
 mount_id_of (int fd)
 {
-  char path[64], line[256];
-  long id = -1;
-  FILE *f;
-  snprintf (path, sizeof path, "/proc/self/fdinfo/%d", fd);
-  f = fopen (path, "re");
-  if (!f)
+  struct statx stx;
+  if (syscall (SYS_statx, fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || !(stx.stx_mask & STATX_MNT_ID))
     return -1;
-  while (fgets (line, sizeof line, f))
-    if (sscanf (line, "mnt_id: %ld", &id) == 1)
-      break;
-  fclose (f);
-  return id;
+  return (long) stx.stx_mnt_id;
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
@@ -81,41 +77,35 @@ unescape (char *s)
   *o = '\0';
 }
 
-/* The root and mount point of mount `id`: false when it is not listed. */
+/* The root and mount point of mount `id` in MOUNTINFO (the text of
+   /proc/self/mountinfo, read once per check): false when it is not listed. */
 static bool
-mount_lookup (long id, char *root, char *point)
+mount_lookup (const char *mountinfo, long id, char *root, char *point)
 {
-  char *line = NULL;
-  size_t cap = 0;
-  bool found = false;
-  FILE *f = fopen ("/proc/self/mountinfo", "re");
-  if (!f)
-    return false;
-  while (!found && getline (&line, &cap, f) > 0)
+  for (const char *line = mountinfo; line && *line;)
     {
+      const char *end = strchr (line, '\n');
       long mid;
       if (sscanf (line, "%ld %*d %*s %4095s %4095s", &mid, root, point) == 3 && mid == id)
-        found = true;
+        {
+          unescape (root);
+          unescape (point);
+          return true;
+        }
+      line = end ? end + 1 : NULL;
     }
-  free (line);
-  fclose (f);
-  if (found)
-    {
-      unescape (root);
-      unescape (point);
-    }
-  return found;
+  return false;
 }
 
 /* `real` is the resolved path `fd` was opened at. */
 static bool
-place_of (int fd, const char *real, struct fs_place *p)
+place_of (const char *mountinfo, int fd, const char *real, struct fs_place *p)
 {
   char root[PATH_MAX], point[PATH_MAX];
   struct stat st;
   size_t n;
   const char *rel;
-  if (fstat (fd, &st) < 0 || !mount_lookup (mount_id_of (fd), root, point))
+  if (fstat (fd, &st) < 0 || !mount_lookup (mountinfo, mount_id_of (fd), root, point))
     return false;
   n = strlen (point);
   if (strcmp (point, "/") == 0)
@@ -132,19 +122,27 @@ place_of (int fd, const char *real, struct fs_place *p)
   return true;
 }
 
-/* The place of a listed path, following its symlinks (/lib -> usr/lib). */
+/* The place of a listed path, following its symlinks (/lib -> usr/lib): opened, and
+   its resolved name read back from the fd (one call, where realpath makes one per
+   component). */
 static bool
-place_of_path (const char *path, struct fs_place *p)
+place_of_path (const char *mountinfo, const char *path, struct fs_place *p)
 {
-  char real[PATH_MAX];
-  int fd;
+  char real[PATH_MAX], link[64];
+  ssize_t n;
   bool ok;
-  if (!realpath (path, real))
-    return false;
-  fd = open (real, O_PATH | O_CLOEXEC);
+  int fd = open (path, O_PATH | O_CLOEXEC);
   if (fd < 0)
     return false;
-  ok = place_of (fd, real, p);
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  n = readlink (link, real, sizeof real - 1);
+  if (n <= 0 || real[0] != '/')
+    {
+      close (fd);
+      return false;
+    }
+  real[n] = '\0';
+  ok = place_of (mountinfo, fd, real, p);
   close (fd);
   return ok;
 }
@@ -213,7 +211,8 @@ refuse (const char *opt, const char *given, const char *what, const char *dir, s
 
 /* The caller's home directories: $HOME, and under sudo the invoking user's. */
 static int
-check_homes (const struct fs_place *t, const char *opt, const char *given, struct sbx_error *err)
+check_homes (const char *mountinfo, const struct fs_place *t, const char *opt, const char *given,
+             struct sbx_error *err)
 {
   const char *homes[2] = { getenv ("HOME"), NULL };
   const char *sudo_user = getenv ("SUDO_USER");
@@ -223,7 +222,7 @@ check_homes (const struct fs_place *t, const char *opt, const char *given, struc
   for (size_t i = 0; i < 2; i++)
     {
       struct fs_place p;
-      if (homes[i] && homes[i][0] == '/' && place_of_path (homes[i], &p) && same_object (t, &p))
+      if (homes[i] && homes[i][0] == '/' && place_of_path (mountinfo, homes[i], &p) && same_object (t, &p))
         return refuse (opt, given, "is the home directory", homes[i], err);
     }
   return 0;
@@ -233,7 +232,7 @@ check_homes (const struct fs_place *t, const char *opt, const char *given, struc
    another layer's (overlayfs reports a file's lower file system), while its
    directory's is the mount's. Both are checked against the trees. */
 static bool
-place_in_dir (const char *real, struct fs_place *p)
+place_in_dir (const char *mountinfo, const char *real, struct fs_place *p)
 {
   char dir[PATH_MAX];
   const char *base = strrchr (real, '/');
@@ -241,7 +240,7 @@ place_in_dir (const char *real, struct fs_place *p)
   if (!base || base == real)
     return false;
   snprintf (dir, sizeof dir, "%.*s", (int) (base - real), real);
-  if (!place_of_path (dir, p))
+  if (!place_of_path (mountinfo, dir, p))
     return false;
   n = strlen (p->fspath);
   snprintf (p->fspath + n, sizeof p->fspath - n, "%s%s", strcmp (p->fspath, "/") == 0 ? "" : "/", base + 1);
@@ -254,27 +253,27 @@ in_tree_either (const struct fs_place *t, const struct fs_place *t2, bool has_t2
   return in_tree (t, tree) || (has_t2 && in_tree (t2, tree));
 }
 
-int
-syspaths_check (const struct sbx_ctx *ctx, const char *opt, const char *given, const char *real, int fd,
-                struct sbx_error *err)
+static int
+check_all (const char *mi, const struct sbx_ctx *ctx, const char *opt, const char *given, const char *real, int fd,
+           struct sbx_error *err)
 {
   struct fs_place t, t2, p;
   struct stat st;
   char exe[PATH_MAX];
   ssize_t n;
   bool has_t2;
-  if (!place_of (fd, real, &t) || fstat (fd, &st) < 0)
+  if (!place_of (mi, fd, real, &t) || fstat (fd, &st) < 0)
     return sbx_error_set (err, errno, "%s %s: cannot tell where it is (/proc/self/mountinfo)", opt, given);
-  has_t2 = !S_ISDIR (st.st_mode) && place_in_dir (real, &t2);
+  has_t2 = !S_ISDIR (st.st_mode) && place_in_dir (mi, real, &t2);
   for (size_t i = 0; i < ARRAY_SIZE (exact_dirs); i++)
-    if (place_of_path (exact_dirs[i], &p) && same_object (&t, &p))
+    if (place_of_path (mi, exact_dirs[i], &p) && same_object (&t, &p))
       return refuse (opt, given, "is the host's", exact_dirs[i], err);
   for (size_t i = 0; i < ARRAY_SIZE (system_trees); i++)
-    if (place_of_path (system_trees[i], &p) && in_tree_either (&t, &t2, has_t2, &p))
+    if (place_of_path (mi, system_trees[i], &p) && in_tree_either (&t, &t2, has_t2, &p))
       return refuse (opt, given, same_object (&t, &p) ? "is the host's" : "is in the host's", system_trees[i], err);
-  if (check_homes (&t, opt, given, err) < 0)
+  if (check_homes (mi, &t, opt, given, err) < 0)
     return -1;
-  if (ctx->root && place_of_path (ctx->root, &p) && in_tree_either (&t, &t2, has_t2, &p))
+  if (ctx->root && place_of_path (mi, ctx->root, &p) && in_tree_either (&t, &t2, has_t2, &p))
     return refuse (opt, given, "is in the runtime's state root", ctx->root, err);
   if (ctx->root && holds (&t, ctx->root))
     return refuse (opt, given, "holds the runtime's state root", ctx->root, err);
@@ -287,4 +286,17 @@ syspaths_check (const struct sbx_ctx *ctx, const char *opt, const char *given, c
         return refuse (opt, given, "holds the runtime's binary in", exe, err);
     }
   return 0;
+}
+
+int
+syspaths_check (const struct sbx_ctx *ctx, const char *opt, const char *given, const char *real, int fd,
+                struct sbx_error *err)
+{
+  _cleanup_free_ char *mountinfo = NULL;
+  size_t len = 0;
+  int r;
+  if (json_read_file (AT_FDCWD, "/proc/self/mountinfo", 64u << 20, &mountinfo, &len, err) < 0)
+    return sbx_error_wrap (err, "%s %s", opt, given);
+  r = check_all (mountinfo, ctx, opt, given, real, fd, err);
+  return r;
 }

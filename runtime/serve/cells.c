@@ -39,6 +39,19 @@ extern char **environ;
 
 /* -------------------------------------------------------------- options */
 
+/* The operation a file option asks the session's state for (zygote.py's), or NULL. */
+static const char *
+file_op (const char *option)
+{
+  static const char *const ops[][2] = {
+    { "put-file", "PUT" }, { "get-file", "GET" }, { "list-files", "LS" }, { "remove-file", "RM" }
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (ops); i++)
+    if (strcmp (option, ops[i][0]) == 0)
+      return ops[i][1];
+  return NULL;
+}
+
 /* The options of a call (argv: without "python"), split into the cell's own and
    those that shape the sandbox, the latter as --NAME=VALUE in their order. */
 int
@@ -76,6 +89,16 @@ session_options (int argc, char **argv, struct session_opts *o, struct sbx_error
         }
       if (strcmp (opt->name, "session") == 0)
         o->name = value;
+      else if (file_op (opt->name))
+        {
+          if (o->file_op)
+            return cli_usage_error (err, "--%s and --%s: one file call at a time", o->file_option, opt->name);
+          o->file_op = file_op (opt->name);
+          o->file_option = opt->name;
+          o->file_name = value;
+        }
+      else if (strcmp (opt->name, "show-value") == 0)
+        ; /* a session's cells show their values anyway */
       else if (strcmp (opt->name, "end-session") == 0)
         o->end = true;
       else if (strcmp (opt->name, "timeout") == 0 || strcmp (opt->name, "max-output") == 0
@@ -137,6 +160,20 @@ struct cell_run
   int status, signal;
 };
 
+/* The cell's report (INFO: its value, exception, figures), for its result. */
+static void
+take_report (struct python_run *r, int fd)
+{
+  struct sbx_error e = { 0 };
+  sandbox_report_free (&r->report);
+  if (sandbox_report_read (fd, &r->report, &e) < 0)
+    {
+      sbx_log_write (&r->ctx->log, SBX_LOG_WARNING, "%s: left out of the result", e.msg ? e.msg : "the report");
+      sbx_error_clear (&e);
+    }
+  r->res.report = &r->report;
+}
+
 /* One message of the session's state on the channel. */
 static void
 on_channel (struct cell_run *cr, int chan)
@@ -163,6 +200,12 @@ on_channel (struct cell_run *cr, int chan)
       cr->pidfd = fd;
       return;
     }
+  if (strcmp (buf, "INFO") == 0 && fd >= 0)
+    {
+      take_report (cr->r, fd);
+      close (fd);
+      return;
+    }
   if (fd >= 0)
     close (fd);
   if (sscanf (buf, "DONE %d", &a) == 1)
@@ -183,6 +226,18 @@ kill_cell (struct cell_run *cr)
 {
   if (cr->pidfd >= 0)
     syscall (SYS_pidfd_send_signal, cr->pidfd, SIGKILL, NULL, 0);
+}
+
+/* The client's interrupt (SBXI on its connection): SIGINT to the cell's process group,
+   as a terminal's ^C reaches a foreground job, so that Python raises KeyboardInterrupt
+   in the cell and what the cell started gets it too. The cell then ends as by any
+   exception, and its state is the session's. */
+static void
+interrupt_cell (struct cell_run *cr)
+{
+  pid_t pid = pidfd_pid (cr->pidfd);
+  if (pid > 0)
+    kill (-pid, SIGINT);
 }
 
 /* The client's view, for its messages, --result and output: its stdio, cwd and
@@ -292,7 +347,9 @@ send_cell (struct cell_run *cr, struct sbx_error *err)
   r->t0 = monotonic_ns ();
   {
     int fds[4] = { cr->program, r->stdin_fd, cr->pipes[0][1], cr->pipes[1][1] };
-    if (fd_send_with_fds (cr->chan, "CELL", 4, fds, 4) < 0)
+    /* a cell shows the value of its last expression, as a notebook does (zygote.py's
+       controls) */
+    if (fd_send_with_fds (cr->chan, "CELL value=1", 12, fds, 4) < 0)
       return sbx_error_set (err, errno, "--session %s: its state is gone", cr->sess->name);
   }
   close (cr->program);
@@ -346,6 +403,8 @@ wait_for_cell (struct cell_run *cr)
               kill_cell (cr);
               give_up = monotonic_ns () + 5000000000LL;
             }
+          else if (got > 0 && connect_is_interrupt (b, (size_t) got))
+            interrupt_cell (cr);
         }
       now = monotonic_ns ();
       if (deadline && now >= deadline && !r->watch.timed_out)
@@ -461,6 +520,7 @@ end_cell (struct cell_run *cr)
     close (r->stdin_fd);
   r->stdin_fd = -1;
   r->watch.timed_out = false;
+  sandbox_report_free (&r->report);
   memset (&r->res, 0, sizeof r->res);
   r->res.id = r->id;
   r->res.policy = &c->p;
@@ -496,6 +556,14 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
     {
       sess->ending = true;
       status = 0;
+      goto done;
+    }
+  if (cr.o.file_op)
+    {
+      if (cr.o.program < (int) cell->argc)
+        cli_usage_error (&err, "--%s: a file call runs no program", cr.o.file_option);
+      else
+        status = session_file_call (chan, &cr.o, cell->fds[0], cell->fds[1], &err) < 0 ? -1 : 0;
       goto done;
     }
   if (prepare_cell (&cr, &err) < 0)

@@ -10,6 +10,7 @@
 #include "build-config.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,34 @@ struct client
   const char *result, *id; /* --result, --id: for the result of a run refused */
   const char *session;     /* --session: its calls go to SOCKET.sessions/NAME once it exists */
 };
+
+/* ^C while the run goes on: the first asks the server to interrupt the program
+   (KeyboardInterrupt in Python, which may end the program or not); the second ends
+   the client, and so the run (the server kills it on the hangup). */
+static volatile int interrupt_sock = -1;
+static volatile sig_atomic_t interrupts;
+
+static void
+on_interrupt (int sig)
+{
+  if (interrupts++ == 0 && interrupt_sock >= 0)
+    {
+      connect_send_interrupt (interrupt_sock);
+      return;
+    }
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+/* From now on ^C interrupts the run on SOCK (its request is sent). */
+static void
+arm_interrupt (int sock)
+{
+  struct sigaction sa = { .sa_handler = on_interrupt }; /* no SA_RESTART: the wait sees EINTR */
+  interrupt_sock = sock;
+  interrupts = 0;
+  sigaction (SIGINT, &sa, NULL);
+}
 
 static int
 connect_to (const char *path, struct sbx_error *err)
@@ -101,9 +130,12 @@ call_session (const struct client *c, char head[8], int *sock, struct sbx_error 
   /* one that was ending as we came resets the connection it never took: nothing
      ran, so the server's way (which begins the session again) */
   if (connect_send_request (*sock, (int) c->argc, c->argv, &ignored) == 0)
-    do
-      n = recv (*sock, head, 8, MSG_WAITALL);
-    while (n < 0 && errno == EINTR);
+    {
+      arm_interrupt (*sock);
+      do
+        n = recv (*sock, head, 8, MSG_WAITALL);
+      while (n < 0 && errno == EINTR);
+    }
   if (n == 8)
     {
       sbx_error_clear (&ignored);
@@ -135,7 +167,7 @@ call_server (const struct client *c, char head[8], int *sock, struct sbx_error *
         return -1;
     }
   /* the run's output goes straight to our stdout and stderr; here only the end */
-  else if (connect_read_full (*sock, head, 8, -1) < 0)
+  else if ((arm_interrupt (*sock), connect_read_full (*sock, head, 8, -1)) < 0)
     return sbx_error_set (err, 0, "--connect %s: the server ended the run without a status", c->socket);
   return 0;
 }

@@ -40,6 +40,7 @@
 
 #include "runtime/base/cli.h"
 #include "runtime/base/util.h"
+#include "runtime/idmap.h"
 #include "runtime/foreground.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox.h"
@@ -308,7 +309,8 @@ static int
 run_request (struct serve *s, int client)
 {
   struct sbx_error err = { 0 };
-  struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python };
+  struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python,
+                               .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid () };
   int argc, status = serve_session (s, client);
   _cleanup_free_ char **argv = NULL;
   if (status != SERVE_NOT_A_SESSION)
@@ -394,6 +396,7 @@ standby_main (struct serve *s, int ctl)
 {
   struct sbx_error err = { 0 };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = -1, .python = s->python,
+                               .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid (),
                                .await_request = standby_await, .data = s };
   static char *placeholder[] = { "-c", "pass" };
   int argc, status;
@@ -791,6 +794,26 @@ parse_command_line (struct serve *s, const struct command *cmd, int argc, char *
 /* What the server needs before its first connection: its log, the interpreter and
    libsbx-warm.so, its tables, its signals (on *SFD), the warm interpreter, the socket
    and the sessions' directory. */
+/* Our user's directories as the sandbox user's (an idmap's user namespace), made once
+   for the standbys that take a --workdir of a client, who is this user (sandbox_warm's
+   idmap_userns). Without it each such standby makes its own. */
+static void
+make_own_idmap (struct serve *s)
+{
+  struct sbx_error e = { 0 };
+  struct oci_id_mapping uid = { .container_id = geteuid (), .host_id = s->p.host_uid, .size = 1 };
+  struct oci_id_mapping gid = { .container_id = getegid (), .host_id = s->p.host_uid, .size = 1 };
+  if (!s->ctx->as_root)
+    return;
+  s->idmap_userns = idmap_userns (&uid, 1, &gid, 1, &e);
+  if (s->idmap_userns < 0)
+    {
+      slog (s, "no idmap of our own user's directories (%s): each standby that takes one makes its own",
+            e.msg ? e.msg : "?");
+      sbx_error_clear (&e);
+    }
+}
+
 static int
 start_server (struct serve *s, int *sfd, struct sbx_error *err)
 {
@@ -816,6 +839,7 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
     return sbx_error_set (err, errno, "serve: signalfd");
   if (zygote_start (s, err) < 0 || listen_on (s, err) < 0 || serve_sessions_init (s, err) < 0)
     return -1;
+  make_own_idmap (s);
   slog (s, "listening on %s: %s with %s imported, up to %u runs at once, %u standing by", s->socket_path, s->python,
         s->preload ? s->preload : "nothing", s->max_runs, s->standby_max);
   return 0;
@@ -891,7 +915,7 @@ close_server (struct serve *s, int sfd)
 static int
 run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
-  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000,
+  struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .idmap_userns = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000,
                      .standby_max = 2, .ctl_fd = -1, .session_idle = 600, .notify_fd = { -1, -1 } };
   int sfd = -1, parsed, ret = -1;
   long cpus = sysconf (_SC_NPROCESSORS_ONLN);

@@ -22,6 +22,7 @@ struct serve
   char *lib;                 /* libsbx-warm.so */
   int listen_fd, log_fd;
   int zygote_fd;             /* our end of the warm interpreter's socket */
+  int idmap_userns;          /* our user's directories seen as the sandbox user's (struct sandbox_warm); -1 */
   pid_t zygote_pid;
   unsigned zygote_runs;      /* runs forked from it so far */
   pid_t *workers;

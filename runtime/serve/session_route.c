@@ -124,6 +124,7 @@ become_session (struct serve *s, int client, int listen_fd, const char *path, co
                                   .sandbox_opts = o->sandbox, .n_sandbox_opts = o->n_sandbox,
                                   .first_argv = s->req.argv, .first_argc = s->req.argc, .log_fd = s->log_fd };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python,
+                               .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid (),
                                .session = &sess };
   char **args = xmalloc0 ((o->n_sandbox + 3) * sizeof *args), msg[32];
   _cleanup_free_ char **argv = NULL;

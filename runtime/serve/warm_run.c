@@ -24,10 +24,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/container_load.h"
 #include "runtime/foreground.h"
+#include "runtime/fs.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/serve/commands.h"
 #include "runtime/serve/warm_run.h"
@@ -82,7 +85,9 @@ send_program (struct python_run *r, int chan, struct sbx_error *err)
     return -1;
   {
     int fds[2] = { program, r->stdin_fd };
-    if (fd_send_with_fds (chan, "PROG", 4, fds, 2) < 0)
+    /* the words after PROG are the report's controls (zygote.py, controls()) */
+    const char *msg = r->c->show_value ? "PROG value=1" : "PROG";
+    if (fd_send_with_fds (chan, msg, strlen (msg), fds, 2) < 0)
       sbx_error_set (err, errno, "the warm fork is gone (send the program)");
     else
       ret = 0;
@@ -96,11 +101,12 @@ send_program (struct python_run *r, int chan, struct sbx_error *err)
 /* A request's command line is python's */
 static const struct command request_cmd = { .name = "python", .opts = python_cli_opts };
 
-/* Options a standby's run takes as they are: they do not change the sandbox. */
+/* Options a standby's run takes: they do not change the sandbox, or (--workdir) the
+   standby changes it as it was made to (standby_workdir.c). */
 static bool
 per_run_option (const char *arg, bool *takes_value)
 {
-  static const char *const names[] = { "timeout", "max-output", "result" };
+  static const char *const names[] = { "timeout", "max-output", "result", "show-value", "workdir" };
   size_t n;
   if (strncmp (arg, "--", 2) != 0)
     return false;
@@ -109,7 +115,7 @@ per_run_option (const char *arg, bool *takes_value)
   for (size_t i = 0; i < ARRAY_SIZE (names); i++)
     if (strlen (names[i]) == n && strncmp (arg, names[i], n) == 0)
       {
-        *takes_value = arg[n] != '=';
+        *takes_value = arg[n] != '=' && strcmp (names[i], "show-value") != 0;
         return true;
       }
   return false;
@@ -177,9 +183,27 @@ adopt_request (struct python_run *r, struct sbx_error *err)
       r->cpu_base_system_ns = r->watch.stats.cpu_system_ns;
       r->watch.has_stats = false;
     }
-  first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
-  if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
-    return -1;
+  {
+    /* the server's own --workdir, if it has one, is not the standby's to give up */
+    const char *server_workdir = c->p.workdir;
+    first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
+    if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
+      return -1;
+    if (c->p.workdir != server_workdir)
+      {
+        if (!r->ctx->as_root || !r->w.temporary)
+          {
+            r->warm->fallback = true;
+            return sbx_error_set (err, 0, "the request needs a sandbox of its own");
+          }
+        if (standby_adopt_workdir (r, err) < 0)
+          {
+            if (!err->exit_hint)
+              err->exit_hint = SBX_EXIT_SETUP;
+            return -1;
+          }
+      }
+  }
   for (size_t i = 0; i < r->n_args; i++)
     free (r->args[i]);
   r->n_args = 0;
@@ -300,12 +324,44 @@ warm_read_status (struct python_run *r)
     r->warm_error = xstrdup (strncmp (buf, "ERR ", 4) == 0 ? buf + 4 : buf);
 }
 
+/* Before the client hears the end of a run on its own --workdir or --rw paths: the
+   sandbox is told to die (SIGKILL to its pid namespace's init, which takes every
+   process with it: nothing of the program runs user code again) and the paths' modes
+   are put back, without waiting for the processes to be gone, which would cost the
+   client the teardown of the interpreter; the teardown after the reply puts them
+   back once more, for a write that was already under way. -1: not done (the usual
+   way, after the teardown). */
+static int
+quiesce_client_paths (struct python_run *r)
+{
+  struct sbx_error e = { 0 };
+  struct loaded l;
+  int pidfd = -1, ret = -1;
+  if (container_load (r->ctx, r->id, false, &l, &e) == 0 && (pidfd = container_open_init_pidfd (&l.state, &e)) >= 0
+      && syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
+    ret = 0;
+  if (pidfd >= 0)
+    close (pidfd);
+  loaded_free (&l);
+  sbx_error_clear (&e);
+  for (size_t i = 0; ret == 0 && i <= r->n_rw; i++)
+    {
+      struct host_writable *h = i < r->n_rw ? &r->rw[i] : &r->w.h;
+      if ((i < r->n_rw || !r->w.temporary) && host_writable_restore (i < r->n_rw ? "--rw" : "--workdir", h, &e) < 0)
+        ret = -1;
+    }
+  sbx_error_clear (&e);
+  return ret;
+}
+
 /* The program has ended and the output is drained: the client hears how it ended
    now, with the result, and the sandbox is torn down after. */
 static void
 finish_early (struct python_run *r)
 {
   int status;
+  if ((!r->w.temporary || r->n_rw) && quiesce_client_paths (r) < 0)
+    return; /* the usual way, after the teardown */
   if (r->watch.read_stats)
     r->watch.read_stats (&r->watch);
   if (take_outcome (r, &r->finish_err) < 0)
@@ -334,9 +390,9 @@ finish_early (struct python_run *r)
 static void
 on_channel (struct python_run *r, struct pollfd *fds)
 {
-  char buf[32];
-  ssize_t n = recv (fds[4].fd, buf, sizeof buf - 1, MSG_DONTWAIT);
-  int code, fields;
+  char buf[64];
+  int report = -1, code, fields;
+  ssize_t n = fd_recv_with_fd (fds[4].fd, buf, sizeof buf - 1, &report);
   long long usage[3] = { 0, 0, 0 };
   char extra;
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -347,6 +403,28 @@ on_channel (struct python_run *r, struct pollfd *fds)
   if (n <= 0)
     return;
   buf[n] = '\0';
+  /* PID: the program's process, as a pidfd, for the client's interrupts */
+  if (strcmp (buf, "PID") == 0)
+    {
+      if (report >= 0 && r->warm_pidfd < 0)
+        r->warm_pidfd = report;
+      else if (report >= 0)
+        close (report);
+      return;
+    }
+  /* with the word, the program's report (value, exception, figures), if it has one */
+  if (report >= 0)
+    {
+      struct sbx_error e = { 0 };
+      sandbox_report_free (&r->report);
+      if (sandbox_report_read (report, &r->report, &e) < 0)
+        {
+          sbx_log_write (&r->ctx->log, SBX_LOG_WARNING, "%s: left out of the result", e.msg ? e.msg : "the report");
+          sbx_error_clear (&e);
+        }
+      r->res.report = &r->report;
+      close (report);
+    }
   /* EXIT CODE [USER_US SYSTEM_US MAXRSS_KB]: the CPU time since the program came */
   fields = sscanf (buf, "EXIT %d %lld %lld %lld%c", &code, &usage[0], &usage[1], &usage[2], &extra);
   if (r->finished || !r->watch.read_stats || (fields != 1 && fields != 4) || code < 0 || code > 255 || usage[0] < 0
@@ -389,13 +467,16 @@ warm_on_fds (void *data, struct pollfd *fds, size_t n)
           fds[3].fd = -1;
           r->watch.fg.stop = true;
         }
+      else if (got > 0 && connect_is_interrupt (buf, (size_t) got) && r->warm_pidfd >= 0)
+        /* the client's ^C: KeyboardInterrupt in the program, which may end as it will */
+        syscall (SYS_pidfd_send_signal, r->warm_pidfd, SIGINT, NULL, 0);
     }
   if (n > 4 && fds[4].fd >= 0 && (fds[4].revents & (POLLIN | POLLHUP | POLLERR)))
     on_channel (r, fds);
-  /* not with a --workdir or --rw path of the client's: their modes are put back
-     after the teardown, before the client may look */
+  /* with a --workdir or --rw path of the client's, once nothing in the sandbox can
+     touch it and its mode is back (finish_early) */
   if (r->warm_status >= 0 && fds[0].fd < 0 && fds[1].fd < 0 && !r->finished && !r->client_gone
-      && r->warm->client_fd >= 0 && r->w.temporary && r->n_rw == 0)
+      && r->warm->client_fd >= 0)
     finish_early (r);
 }
 
@@ -429,6 +510,13 @@ close_fds (struct python_run *r)
   if (r->warm_chan >= 0)
     close (r->warm_chan);
   r->warm_chan = -1;
+  if (r->warm_pidfd >= 0)
+    close (r->warm_pidfd);
+  r->warm_pidfd = -1;
+  if (r->standby_workdir)
+    fs_remove_tree (AT_FDCWD, r->standby_workdir); /* made by us (workdir_prepare), unmounted by now */
+  free (r->standby_workdir);
+  r->standby_workdir = NULL;
 }
 
 static const struct python_warm_ops warm_ops = {

@@ -47,10 +47,19 @@ struct session_opts
   size_t n_cell;
   char **sandbox; /* the others, --NAME=VALUE: they shape the sandbox */
   size_t n_sandbox;
+  /* a file call instead of a cell (session_files.c): PUT, GET, LS or RM, the option
+     that asked for it, and the name */
+  const char *file_op, *file_option, *file_name;
 };
 /* argv without "python" */
 int session_options (int argc, char **argv, struct session_opts *o, struct sbx_error *err);
 void session_options_free (struct session_opts *o);
+/* A standby's run takes the client's --workdir (r->c->p.workdir): mounted over the
+   standby's /work (standby_workdir.c). */
+int standby_adopt_workdir (struct python_run *r, struct sbx_error *err);
+/* A session's file call (O's file_op) with the session's state on CHAN (between
+   cells): the client's IN (PUT's content) and OUT (GET's and LS's). */
+int session_file_call (int chan, const struct session_opts *o, int in, int out, struct sbx_error *err);
 /* In a session's run (warm_run.c's on_started, the state joined on chan): its cells
    until it ends. */
 int python_session_serve (struct python_run *r, int chan, struct sbx_error *err);

@@ -89,6 +89,23 @@ connect_request_read (int sock, struct connect_request *r, struct sbx_error *err
   return 0;
 }
 
+bool
+connect_is_interrupt (const char *buf, size_t len)
+{
+  /* what a client sends after its request is only this word, maybe split by reads:
+     any part of it asks */
+  for (size_t i = 0; i < len; i++)
+    if (buf[i] == 'S' || buf[i] == 'B' || buf[i] == 'X' || buf[i] == 'I')
+      return true;
+  return false;
+}
+
+void
+connect_send_interrupt (int sock)
+{
+  (void) !send (sock, CONNECT_INTERRUPT, 4, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 void
 connect_request_free (struct connect_request *r)
 {

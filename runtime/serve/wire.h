@@ -8,10 +8,13 @@
  *            inherited (its allow-listed variables reach the sandbox)
  *   reply:   "SBXX" and the exit status (i32), or "SBXE", a length (u32) and a
  *            message (the server refused the run: busy, not this user's)
- * A client that hangs up before the reply ends its run. */
+ * Between its request and the reply the client may send "SBXI", any number of times:
+ * interrupt the program (SIGINT to it and what it started: KeyboardInterrupt in
+ * Python). A client that hangs up before the reply ends its run. */
 #ifndef SBX_SERVE_WIRE_H
 #define SBX_SERVE_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/base/context.h"
@@ -32,6 +35,13 @@ struct connect_request
   size_t envc;
   char *buf;
 };
+
+#define CONNECT_INTERRUPT "SBXI"
+
+/* Whether what the client sent after its request asks for an interrupt. */
+bool connect_is_interrupt (const char *buf, size_t len);
+/* The client's side: ask the server to interrupt the program. */
+void connect_send_interrupt (int sock);
 
 /* LEN bytes from FD, waiting at most TIMEOUT_MS (-1: no limit) for each part. */
 int connect_read_full (int fd, void *buf, size_t len, int timeout_ms);

@@ -10,8 +10,9 @@
  *                       char *errbuf, size_t errlen)
  *
  * joins container ID under STATE_ROOT as `sbx-oci exec` does (its namespaces, cgroup
- * and root; its process's user, rlimits, capabilities, no_new_privs, seccomp filter
- * and Landlock rules; every fd but 0-3 closed) and returns twice: 0 in the copy that
+ * and root; its process's user, rlimits, capabilities, no_new_privs and seccomp
+ * filter; every fd but 0-3 closed; its Landlock rules are made and applied by the
+ * process itself, before any program, with sbx_warm_restrict) and returns twice: 0 in the copy that
  * is now that process, 1 in the caller once the copy has ended, with info: the exit
  * status as the runtime reports it (128+N for signal N), the signal (0 if it exited),
  * user and system CPU time in microseconds and the largest RSS in KiB (rusage: the
@@ -29,6 +30,31 @@
 
 __attribute__ ((visibility ("default"))) int sbx_warm_enter (const char *state_root, const char *id,
                                                              long long info[5], char *errbuf, size_t errlen);
+__attribute__ ((visibility ("default"))) int sbx_warm_restrict (char *errbuf, size_t errlen);
+
+/* The sandbox's Landlock rules, made in the join and applied by the process itself
+   when its program comes (sbx_warm_restrict): a standby's /work may have the client's
+   workdir mounted over it in between (runtime/serve/standby_workdir.c), and Landlock
+   holds to the directories that exist when its rules are made. */
+static struct landlock_plan deferred;
+static bool restricted;
+
+int
+sbx_warm_restrict (char *errbuf, size_t errlen)
+{
+  struct sbx_error err = { 0 };
+  if (restricted)
+    return 0;
+  if (landlock_apply (&deferred, &err) < 0)
+    {
+      _cleanup_free_ char *msg = sbx_error_string (&err);
+      snprintf (errbuf, errlen, "%s", msg ? msg : "landlock failed");
+      sbx_error_clear (&err);
+      return -1;
+    }
+  restricted = true;
+  return 0;
+}
 
 int
 sbx_warm_enter (const char *state_root, const char *id, long long info[5], char *errbuf, size_t errlen)
@@ -41,7 +67,8 @@ sbx_warm_enter (const char *state_root, const char *id, long long info[5], char 
   /* fd 3: the program, its arguments and environment, for the process to read */
   static char *no_program[] = { "(warm)" }; /* nothing is exec'd: only the name is asked for */
   struct exec_opts o = { .id = id, .in_process = true, .in_child = &in_child, .preserve_fds = 1,
-                         .args = no_program, .n_args = 1, .rusage = &ru, .term_signal = &sig };
+                         .args = no_program, .n_args = 1, .rusage = &ru, .term_signal = &sig,
+                         .deferred_landlock = &deferred };
   sbx_log_init (&ctx.log);
   ctx.root = state_root;
   ctx.as_root = geteuid () == 0;
