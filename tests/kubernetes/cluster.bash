@@ -27,7 +27,8 @@ daemon_start() {
 	local name=$1
 	shift
 	printf '%q ' "$@" >"$KT/$name.cmd"
-	setsid "$@" >>"$KT/$name.log" 2>&1 </dev/null &
+	# (not holding the caller's other fds: bats waits for its fd 3 to close)
+	setsid "$@" >>"$KT/$name.log" 2>&1 </dev/null 3>&- 4>&- 5>&- &
 	echo $! >"$KT/$name.pid"
 }
 
@@ -107,7 +108,7 @@ start_apiserver() {
 		--token-auth-file="$KT/tokens.csv" --authorization-mode=AlwaysAllow \
 		--service-cluster-ip-range="$K8S_SERVICE_RANGE" --service-account-issuer=https://kubernetes.default.svc \
 		--service-account-key-file="$KT/pki/sa.key" --service-account-signing-key-file="$KT/pki/sa.key" \
-		--allow-privileged=true --profiling=false
+		--allow-privileged=true --profiling=false --kubelet-preferred-address-types=InternalIP,Hostname
 	write_kubeconfig "$KT/admin.kubeconfig" admin
 	until_ok 90 kube-apiserver kubectl get --raw /readyz
 }

@@ -322,9 +322,11 @@ EOF
 	c=$(cg_dir "$(cid burstable)" cpu)
 	[ "$(cat "$c/cpu.cfs_quota_us")" = 50000 ]
 	[ "$(cat "$c/cpu.shares")" = 102 ]
-	# the memory limit holds inside: 128 MiB in a 64 MiB container is killed
-	run kc exec guaranteed -- sh -c 'head -c 134217728 /dev/zero | tail -c 1 >/dev/null; echo survived'
+	# the memory limit holds inside: a 100 MiB buffer in a 64 MiB container is killed
+	run kc exec guaranteed -- sh -c 'dd if=/dev/zero of=/dev/null bs=100M count=1 2>/dev/null && echo survived'
 	[[ "$output" != *survived* ]]
+	run kc exec guaranteed -- sh -c 'dd if=/dev/zero of=/dev/null bs=10M count=1 2>/dev/null && echo survived'
+	[[ "$output" == *survived* ]]
 }
 
 @test "probes: an exec readiness probe makes the pod Ready; a failing exec liveness probe restarts the container" {
@@ -428,9 +430,12 @@ EOF
 	daemon_restart containerd
 	until_ok 60 containerd ctr --address "$KT/containerd.sock" version
 	daemon_restart kubelet
-	sleep 5
+	# the node's Ready condition is the old kubelet's until the new one reports: wait
+	# for the new one to serve (exec goes through it)
+	until_ok 120 "the kubelet" port_listening "$K8S_KUBELET_PORT"
 	until_ok 120 "the node" node_ready
 	running survivor
+	until_ok 60 "exec after the restarts" kc exec survivor -- true
 	[ "$(cid survivor)" = "$before" ]
 	[ "$(jp survivor '.status.containerStatuses[0].restartCount')" = 0 ]
 	kill -0 "$pid"
