@@ -308,3 +308,30 @@ print(r.raw["id"])' "$SERVE_SOCKET"
 	has "$stdout" "answer: east"
 	[ "$(head -c 4 "$BATS_TEST_TMPDIR/figure-5-0.png" | od -An -c | tr -d ' ')" = "211PNG" ]
 }
+
+@test "interpreter: a session on the client's --workdir: its files there, as the directory's owner, its mode put back when the session ends" {
+	sstart --standby 0
+	local w=$BATS_TEST_TMPDIR/sw
+	mkdir "$w"
+	chown 4242:4343 "$w"
+	chmod 750 "$w"
+	echo 1 >"$w/n.txt"
+	cell w --workdir "$w" -c 'n = int(open("n.txt").read())
+import os; os.chmod(".", 0o777)
+n'
+	expect_status 0
+	expect_stdout 1
+	FILE_IN=/dev/null files w --workdir "$w" --put-file sub/empty
+	expect_status 0
+	cell w -c 'open("n.txt", "w").write(str(n + 1))'
+	[ "$(cat "$w/n.txt")" = 2 ]
+	[ "$(stat -c %u:%g "$w/n.txt")" = 4242:4343 ]
+	[ "$(stat -c %u:%g "$w/sub/empty")" = 4242:4343 ]
+	cell w --end-session
+	# put back with the session's teardown, just after the reply
+	for _ in $(seq 50); do [ "$(stat -c %a "$w")" = 750 ] && break; sleep 0.1; done
+	[ "$(stat -c %a "$w")" = 750 ]
+	cell w2 --workdir /usr -c '1'
+	expect_status 125
+	has "$stderr" "which the sandbox may not write"
+}

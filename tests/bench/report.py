@@ -108,6 +108,7 @@ for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms;
                  ("soak-leaks.tsv", "leak check around the sequential runs"),
                  ("warm-soak.tsv", "leak check around the sequential runs through sbx-oci serve"),
                  ("warm-throughput.tsv", "clients at once through sbx-oci serve"),
+                 ("warm-interpreter.tsv", "the code interpreter through sbx-oci serve: the library, cells with a value and a figure (medians, ms)"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
     path = os.path.join(res, f)
     if os.path.exists(path):

@@ -6,7 +6,9 @@
 # through the one server with what would show a leak counted before and after (the
 # server's and its interpreter's RSS and fds, host mounts, cgroups, state dirs,
 # processes: warm-soak.tsv), and WARM_CLIENTS (default 8) clients at once for
-# WARM_BURST_RUNS runs (default 400): the throughput (warm-throughput.tsv).
+# WARM_BURST_RUNS runs (default 400): the throughput (warm-throughput.tsv). Between
+# them, interpreter.py: the library's calls, session cells with a value and a figure
+# (warm-interpreter.tsv).
 source "$(dirname "$0")/lib.sh"
 SOAK=${WARM_SOAK_RUNS:-10000}
 CLIENTS=${WARM_CLIENTS:-8}
@@ -14,7 +16,7 @@ BURST=${WARM_BURST_RUNS:-400}
 SOCK=$W/warm.sock
 LOG=$RESULTS/warm-serve.log
 
-"${SBX[@]}" serve --socket "$SOCK" --preload numpy,pandas --max-runs "$CLIENTS" >"$LOG" 2>&1 &
+"${SBX[@]}" serve --socket "$SOCK" --preload numpy,pandas,matplotlib.pyplot --max-runs "$CLIENTS" >"$LOG" 2>&1 &
 server=$!
 stop() {
 	kill -TERM "$server" 2>/dev/null || true
@@ -47,6 +49,9 @@ $CONNECT --session bench --end-session
 hf warm-b2b -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
 	-n "sbx-oci python --connect -c print(1)" "$BIN/idexec $CONNECT -c print(1)" \
 	-n "idexec alone" "$BIN/idexec $BIN/noop" -n "noop alone" "$BIN/noop"
+
+# issue 31's rows: the library's calls, a cell with and without its value, a figure
+"$PY" "$BENCH_SRC/interpreter.py" "$SBX_OCI" "$SOCK" "$RESULTS/warm-interpreter.tsv"
 
 count() {
 	# idle first: the last run torn down, its standby made again
