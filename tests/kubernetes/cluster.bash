@@ -185,6 +185,8 @@ import_images() {
 	ctr_k8s images import "$r/busybox.tar" >/dev/null
 }
 
+# --sync-frequency 10s (a minute by default): a configMap's update reaches its volume
+# in seconds, not a minute, in the volumes test.
 start_kubelet() {
 	mkdir -p "$KT/kubelet"
 	write_kubeconfig "$KT/kubelet.kubeconfig" "system:node:$K8S_NODE"
@@ -197,7 +199,7 @@ start_kubelet() {
 		--eviction-hard='memory.available<1Mi,nodefs.available<1%,imagefs.available<1%' \
 		--image-gc-high-threshold=100 --image-gc-low-threshold=99 --serialize-image-pulls=false \
 		--volume-plugin-dir="$KT/kubelet/volume-plugins" --pod-infra-container-image=sbx.local/pause:1.20 \
-		--runtime-request-timeout=2m
+		--runtime-request-timeout=2m --sync-frequency=10s
 	until_ok 120 "the node" node_ready
 }
 
