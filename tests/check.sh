@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients kubernetes"   the default: all of them
+#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients kubernetes mcp"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
@@ -25,6 +25,8 @@
 #   kubernetes  tests/kubernetes/run.sh: a single-node Kubernetes 1.20 (built from
 #            Debian's source, cached outside the tree) whose kubelet runs pods on
 #            sbx-oci through containerd's RuntimeClass handler, and on runc beside it
+#   mcp      tests/mcp/run.sh: contrib/mcp's MCP server driven by the official SDK's
+#            client over stdio and by the MCP Inspector's CLI
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +35,7 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
 	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_CACHE "$0" "$@"
 fi
-stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients kubernetes}
+stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients kubernetes mcp}
 failed=()
 summary=()
 
@@ -107,8 +109,9 @@ for stage in $stages; do
 		fi
 		;;
 	kubernetes) run_stage kubernetes "$here/kubernetes/run.sh" ;;
+	mcp) run_stage mcp "$here/mcp/run.sh" ;;
 	*)
-		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients kubernetes)" >&2
+		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients kubernetes mcp)" >&2
 		failed+=("$stage")
 		;;
 	esac

@@ -118,8 +118,12 @@ test("session: state kept across cells, values, a crash rolled back, files in an
 });
 
 test("bad input: an unknown tool, wrong argument types, a name escaping /work, huge code, an output flood", async () => {
-  await assert.rejects(c.client.callTool({ name: "no_such_tool", arguments: {} }), /no_such_tool|not found/i);
-  let r = await c.client.callTool({ name: "run_python", arguments: { code: 5 } });
+  // the SDK's McpServer answers an unknown tool with a tool error (older ones with a
+  // JSON-RPC error): either way the client learns the name was wrong
+  let r = await c.client.callTool({ name: "no_such_tool", arguments: {} }).catch((e) => ({ isError: true, content: [{ type: "text", text: e.message }] }));
+  assert.equal(r.isError, true);
+  assert.match(text(r), /no_such_tool.*not found/i);
+  r = await c.client.callTool({ name: "run_python", arguments: { code: 5 } });
   assert.equal(r.isError, true);
   r = await c.client.callTool({ name: "session_get_file", arguments: { session: "s2", path: "../../etc/passwd" } });
   assert.equal(r.isError, true);
@@ -153,13 +157,15 @@ test("a killed sbx-oci serve: calls become tool errors, the MCP server stays up"
   }
 });
 
-test("timing: the median round trip of print(1) and of a session cell through MCP", async () => {
+test("timing: every print(1) through MCP prints 1; the median round trip of print(1) and of a session cell through MCP", async () => {
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const times = async (fn) => {
     const t = [];
     for (let i = 0; i < 21; i++) {
       const t0 = process.hrtime.bigint();
-      await fn();
+      const r = await fn();
+      assert.equal(r.isError, false, text(r));
+      assert.equal(r.structuredContent.stdout, "1\n");
       t.push(Number(process.hrtime.bigint() - t0) / 1e6);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -168,6 +174,6 @@ test("timing: the median round trip of print(1) and of a session cell through MC
   const run = await times(() => c.client.callTool({ name: "run_python", arguments: { code: "print(1)" } }));
   const cell = await times(() => c.client.callTool({ name: "session_run", arguments: { session: "t", code: "print(1)" } }));
   await c.client.callTool({ name: "session_end", arguments: { session: "t" } });
+  // a measurement for the log (make bench has the comparisons); the calls' results are checked
   console.log(`# mcp: run_python print(1) median ${run.toFixed(2)} ms; session_run print(1) median ${cell.toFixed(2)} ms`);
-  assert.ok(run > 0 && cell > 0);
 });
