@@ -262,6 +262,28 @@ while True:
 	has "$stderr" "Read-only file system"
 }
 
+@test "interpreter: a standby takes a run that names the server's own --memory and --network; other values get a sandbox of their own, with their limits" {
+	sstart --standby 2 --memory 300M --network none
+	until_count 2 standby_ids
+	local before
+	before=$(standby_ids)
+	spy --memory 300M --network none -c 'print(1)'
+	expect_status 0
+	grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	result_is '.limits.memory_bytes == 314572800'
+	# another memory limit, or another network: made for the request, and they hold
+	until_count 2 standby_ids
+	before=$(standby_ids)
+	spy --memory 200M -c 'bytearray(250 << 20)'
+	[ "$status" -ne 0 ]
+	! grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	result_is '.oom_killed == true and .limits.memory_bytes == 209715200'
+	spy --network loopback -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print("lo")'
+	expect_status 0
+	expect_stdout lo
+	! grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+}
+
 @test "interpreter: the Python client: value, exception, figures, files, streaming callbacks, interrupt; run_python with files takes a standby" {
 	sstart --standby 2 --preload matplotlib.pyplot
 	CLIENT -c '
@@ -323,9 +345,15 @@ n'
 	expect_stdout 1
 	FILE_IN=/dev/null files w --workdir "$w" --put-file sub/empty
 	expect_status 0
-	cell w -c 'open("n.txt", "w").write(str(n + 1))'
-	[ "$(cat "$w/n.txt")" = 2 ]
-	[ "$(stat -c %u:%g "$w/n.txt")" = 4242:4343 ]
+	cell w -c 'open("m.txt", "w").write(str(n + 1))'
+	expect_status 0
+	[ "$(cat "$w/m.txt")" = 2 ]
+	[ "$(stat -c %u:%g "$w/m.txt")" = 4242:4343 ]
+	# n.txt is root's (made above by the test): the sandbox is the directory's owner
+	cell w -c 'open("n.txt", "w")'
+	expect_status 1
+	has "$stderr" "Permission denied"
+	[ "$(cat "$w/n.txt")" = 1 ]
 	[ "$(stat -c %u:%g "$w/sub/empty")" = 4242:4343 ]
 	cell w --end-session
 	# put back with the session's teardown, just after the reply

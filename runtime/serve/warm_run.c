@@ -102,11 +102,13 @@ send_program (struct python_run *r, int chan, struct sbx_error *err)
 static const struct command request_cmd = { .name = "python", .opts = python_cli_opts };
 
 /* Options a standby's run takes: they do not change the sandbox, or (--workdir) the
-   standby changes it as it was made to (standby_workdir.c). */
+   standby changes it as it was made to (standby_workdir.c), or (--memory, --network)
+   adopt_request checks that they ask for what the standby was made with, as a client
+   that names the server's limits (the MCP server reaching another's) does. */
 static bool
 per_run_option (const char *arg, bool *takes_value)
 {
-  static const char *const names[] = { "timeout", "max-output", "result", "show-value", "workdir" };
+  static const char *const names[] = { "timeout", "max-output", "result", "show-value", "workdir", "memory", "network" };
   size_t n;
   if (strncmp (arg, "--", 2) != 0)
     return false;
@@ -186,9 +188,16 @@ adopt_request (struct python_run *r, struct sbx_error *err)
   {
     /* the server's own --workdir, if it has one, is not the standby's to give up */
     const char *server_workdir = c->p.workdir;
+    uint64_t memory = c->p.memory;
+    enum sandbox_network network = c->p.network;
     first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
     if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
       return -1;
+    if (c->p.memory != memory || c->p.network != network)
+      {
+        r->warm->fallback = true;
+        return sbx_error_set (err, 0, "the request needs a sandbox of its own");
+      }
     if (c->p.workdir != server_workdir)
       {
         if (!r->ctx->as_root || !r->w.temporary)
