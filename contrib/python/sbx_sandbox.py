@@ -482,6 +482,19 @@ class _Connection:
         if cb is not None:
             cb(chunk)
 
+    def _drain(self, fds: List[int]) -> None:
+        """What the pipes hold, read without waiting for their EOF."""
+        for fd in fds:
+            os.set_blocking(fd, False)
+            try:
+                while True:
+                    chunk = os.read(fd, 1 << 16)
+                    if not chunk:
+                        break
+                    self._take(fd, chunk)
+            except BlockingIOError:
+                pass
+
     def communicate(self, timeout: Optional[float]) -> Tuple[bytes, bytes, int]:
         """stdout, stderr and the exit status; SandboxError if the server refused the
         run; TimeoutError (the run is ended) past timeout."""
@@ -502,8 +515,12 @@ class _Connection:
                     self.reply += chunk
                 else:
                     self._take(fd, chunk)
-            if self._reply_done() and self.sock.fileno() in open_fds:
-                open_fds.remove(self.sock.fileno())
+            if self._reply_done():
+                # the server replies after the program's last write (and the result's)
+                # reached the pipes: what is in them now is all of it. Their EOF would
+                # only come with the sandbox's teardown, which the reply does not wait for.
+                self._drain([fd for fd in open_fds if fd != self.sock.fileno()])
+                break
         r = bytes(self.reply)
         if r[:4] == b"SBXX" and len(r) >= 8:
             return bytes(self.pipes[self.out_r]), bytes(self.pipes[self.err_r]), struct.unpack("=i", r[4:8])[0]

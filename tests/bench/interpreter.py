@@ -10,12 +10,16 @@ matplotlib.pyplot preloaded), beside bare python3 and the CLI's warm print(1):
   session cell n+=1                          a cell without a value
   session cell n+=1; n                       the same cell, its value shown and reported
   session cell drawing a figure              plt.plot + plt.show: one PNG back
-  MCP run_python print(1)                    through contrib/mcp's server, when MCP=1 (node)
+  CLI --connect --session s -c print(1)      a session cell from the CLI (the MCP cell's reference)
+  MCP run_python print(1), session_run       the SDK's client driving contrib/mcp's server
+                                             (contrib/mcp/bench/roundtrip.js), when node and
+                                             contrib/mcp/node_modules (npm ci) are there
 
 Each row: the median of N (default 41) calls with a 50 ms pause between them (as an
 agent's calls come), in milliseconds. Prints the table and writes OUT.tsv.
 """
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -54,6 +58,9 @@ def lib_files():
 rows = []
 rows.append(("bare python3 -c pass", median_ms(lambda: run([PY, "-c", "pass"]))))
 rows.append(("CLI --connect -c print(1)", median_ms(lambda: run([SBX, "python", "--connect", SOCK, "-c", "print(1)"]))))
+rows.append(("CLI --connect --session s -c print(1)",
+             median_ms(lambda: run([SBX, "python", "--connect", SOCK, "--session", "clibench", "-c", "print(1)"]))))
+run([SBX, "python", "--connect", SOCK, "--session", "clibench", "--end-session"])
 rows.append(("run_python(connect) print(1)", median_ms(lambda: run_python("print(1)", connect=SOCK, sbx_oci=SBX))))
 rows.append(("run_python(connect) one file in, one out", median_ms(lib_files)))
 with Session(SOCK) as s:
@@ -67,6 +74,19 @@ with Session(SOCK) as s:
 
     rows.append(("session cell drawing a figure", median_ms(figure)))
 
+
+def mcp_rows():
+    mcp = os.path.join(here, "..", "..", "contrib", "mcp")
+    if not os.path.isdir(os.path.join(mcp, "node_modules")) or not shutil.which("node"):
+        print("interpreter.py: no MCP rows (needs node and `npm ci` in contrib/mcp)", file=sys.stderr)
+        return []
+    out = subprocess.run(["node", os.path.join(mcp, "bench", "roundtrip.js"), SOCK, SBX, str(N)], check=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True).stdout
+    return [(what, float(ms)) for what, ms in (line.split("\t") for line in out.splitlines())]
+
+
+rows += mcp_rows()
+
 cli = dict(rows)["CLI --connect -c print(1)"]
 bare = dict(rows)["bare python3 -c pass"]
 with open(OUT, "w") as f:
@@ -77,3 +97,7 @@ print(open(OUT).read(), end="")
 value = dict(rows)["session cell n+=1; n (value)"] - dict(rows)["session cell n+=1"]
 print(f"the value costs {value:.2f} ms a cell; the library's call with files is "
       f"{dict(rows)['run_python(connect) one file in, one out'] / cli:.2f}x the CLI's print(1)")
+if "MCP run_python print(1)" in dict(rows):
+    print(f"MCP: run_python {dict(rows)['MCP run_python print(1)'] - cli:+.2f} ms beside the CLI's print(1), "
+          f"session_run {dict(rows)['MCP session_run print(1)'] - dict(rows)['CLI --connect --session s -c print(1)']:+.2f} ms "
+          f"beside the CLI's session cell")
