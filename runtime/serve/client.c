@@ -24,6 +24,7 @@
 #include "runtime/fs.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox_result.h"
+#include "runtime/serve/client_relay.h"
 #include "runtime/serve/commands.h"
 #include "runtime/serve/wire.h"
 
@@ -118,30 +119,29 @@ write_refused_result (const char *result, const char *id, const struct sbx_error
    HEAD the head of its reply); 0: no such session (the server's way); -1: it ended
    the call without a status (ERR; *SOCK still open). */
 static int
-call_session (const struct client *c, char head[8], int *sock, struct sbx_error *err)
+call_session (const struct client *c, struct client_relay *relay, char head[8], int *sock, struct sbx_error *err)
 {
   _cleanup_free_ char *at = xasprintf ("%s" SERVE_SESSIONS_SUFFIX "/%s", c->socket, c->session);
   struct sbx_error ignored = { 0 };
-  ssize_t n = -2; /* not sent */
+  int n = -2; /* not sent */
   *sock = connect_to (at, &ignored);
   sbx_error_clear (&ignored);
   if (*sock < 0)
     return 0;
   /* one that was ending as we came resets the connection it never took: nothing
      ran, so the server's way (which begins the session again) */
-  if (connect_send_request (*sock, (int) c->argc, c->argv, &ignored) == 0)
+  if (connect_send_request (*sock, relay->stdio, (int) c->argc, c->argv, &ignored) == 0)
     {
       arm_interrupt (*sock);
-      do
-        n = recv (*sock, head, 8, MSG_WAITALL);
-      while (n < 0 && errno == EINTR);
+      errno = 0;
+      n = client_relay_until_reply (relay, *sock, head, -1);
     }
-  if (n == 8)
+  if (n == 0)
     {
       sbx_error_clear (&ignored);
       return 1;
     }
-  if (n == -2 || (n < 0 && errno == ECONNRESET))
+  if (n == -2 || errno == ECONNRESET)
     {
       close (*sock);
       *sock = -1;
@@ -153,11 +153,11 @@ call_session (const struct client *c, char head[8], int *sock, struct sbx_error 
 
 /* The call to the server's socket (*SOCK), and the head of its reply in HEAD. */
 static int
-call_server (const struct client *c, char head[8], int *sock, struct sbx_error *err)
+call_server (const struct client *c, struct client_relay *relay, char head[8], int *sock, struct sbx_error *err)
 {
   if ((*sock = connect_to (c->socket, err)) < 0)
     return -1;
-  if (connect_send_request (*sock, (int) c->argc, c->argv, err) < 0)
+  if (connect_send_request (*sock, relay->stdio, (int) c->argc, c->argv, err) < 0)
     {
       /* a server that refuses (busy, another user's) says why and hangs up before
          reading: its reply is the better message */
@@ -166,8 +166,9 @@ call_server (const struct client *c, char head[8], int *sock, struct sbx_error *
       else
         return -1;
     }
-  /* the run's output goes straight to our stdout and stderr; here only the end */
-  else if ((arm_interrupt (*sock), connect_read_full (*sock, head, 8, -1)) < 0)
+  /* the run's output goes to our stdout and stderr (relayed if they are pipes);
+     here only the end */
+  else if ((arm_interrupt (*sock), client_relay_until_reply (relay, *sock, head, -1)) < 0)
     return sbx_error_set (err, 0, "--connect %s: the server ended the run without a status", c->socket);
   return 0;
 }
@@ -204,12 +205,16 @@ run_client (const struct client *c, struct sbx_error *err)
 {
   char head[8];
   int sock = -1, status = -1, direct = 0;
-  if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
-    direct = call_session (c, head, &sock, err);
-  if (direct < 0 || (!direct && call_server (c, head, &sock, err) < 0))
+  struct client_relay relay;
+  if (client_relay_open (&relay, err) < 0)
+    direct = -1;
+  else if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
+    direct = call_session (c, &relay, head, &sock, err);
+  if (direct < 0 || (!direct && call_server (c, &relay, head, &sock, err) < 0))
     err->exit_hint = SBX_EXIT_SETUP;
   else
     status = reply_status (c, sock, head, err);
+  client_relay_close (&relay);
   if (sock >= 0)
     close (sock);
   if (status < 0 && c->result)

@@ -81,7 +81,8 @@ pass_on (int sock, struct serve *s, int client)
 {
   struct sbx_error err = { 0 };
   char buf[1024];
-  if (connect_send_request (sock, (int) s->req.argc, s->req.argv, &err) < 0)
+  static const int stdio[3] = { 0, 1, 2 };
+  if (connect_send_request (sock, stdio, (int) s->req.argc, s->req.argv, &err) < 0)
     {
       _cleanup_free_ char *msg = sbx_error_string (&err);
       sbx_log_write (&s->ctx->log, SBX_LOG_ERROR, "--session: %s", msg ? msg : "the session's worker is gone");

@@ -144,13 +144,13 @@ connect_reply_error (int sock, const char *text)
 extern char **environ;
 
 int
-connect_send_request (int sock, int argc, char **argv, struct sbx_error *err)
+connect_send_request (int sock, const int stdio[3], int argc, char **argv, struct sbx_error *err)
 {
   uint32_t head[4];
   size_t len = 0, off = 0, envc = 0;
   _cleanup_free_ char *buf = NULL;
   _cleanup_close_ int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  int fds[4] = { 0, 1, 2, cwd };
+  int fds[4] = { stdio[0], stdio[1], stdio[2], cwd };
   if (cwd < 0)
     return sbx_error_set (err, errno, "--connect: open the current directory");
   for (int i = 0; i < argc; i++)

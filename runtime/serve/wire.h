@@ -50,7 +50,8 @@ int connect_request_read (int sock, struct connect_request *r, struct sbx_error 
 void connect_request_free (struct connect_request *r);
 void connect_reply_status (int sock, int status);
 void connect_reply_error (int sock, const char *msg);
-/* The client's side: a request of argv with our stdio, cwd and environment. */
-int connect_send_request (int sock, int argc, char **argv, struct sbx_error *err);
+/* The client's side: a request of argv with STDIO (the program's stdin, stdout,
+   stderr), our cwd and environment. */
+int connect_send_request (int sock, const int stdio[3], int argc, char **argv, struct sbx_error *err);
 
 #endif
