@@ -272,6 +272,29 @@ except OSError as e:
 	no_sandbox_processes
 }
 
+@test "serve: a client whose stdout and stderr are pipes (a shell's \$(...), a pipeline) gets all of the output, as written; a reader that goes away does not hang the run" {
+	sstart
+	local out sum
+	# 3 MiB on stdout (--max-output 4M) and a line per 1000 on stderr, through pipes read by others
+	out=$("$SBX_OCI" python --connect "$SERVE_SOCKET" --max-output 4M -c 'import sys
+for i in range(300000):
+    sys.stdout.write("%09d\n" % i)
+    if i % 1000 == 0:
+        print(i, file=sys.stderr, flush=True)' 2> >(wc -l >"$BATS_TEST_TMPDIR/err.lines") </dev/null | sha256sum)
+	sum=$(python3 -c 'import sys, hashlib; print(hashlib.sha256("".join("%09d\n" % i for i in range(300000)).encode()).hexdigest())')
+	[ "${out%% *}" = "$sum" ]
+	for _ in $(seq 50); do [ -s "$BATS_TEST_TMPDIR/err.lines" ] && break; sleep 0.1; done
+	[ "$(cat "$BATS_TEST_TMPDIR/err.lines")" = 300 ]
+	# the status comes through a pipeline too
+	run bash -c '"$0" python --connect "$1" -c "print(1); raise SystemExit(3)" </dev/null | cat; exit ${PIPESTATUS[0]}' "$SBX_OCI" "$SERVE_SOCKET"
+	[ "$status" = 3 ]
+	[ "$output" = 1 ]
+	# head reads a line and goes: the run still ends (its output past that is dropped)
+	run timeout 60 bash -c '"$0" python --connect "$1" -c "for i in range(10**6): print(i)" </dev/null | head -1' "$SBX_OCI" "$SERVE_SOCKET"
+	[ "$status" = 0 ]
+	[ "${lines[0]}" = 0 ]
+}
+
 @test "serve: a client with options of its own, or another TMPDIR, gets a sandbox made for it; the standby it reached is replaced" {
 	sstart
 	local tmp=$BATS_TEST_TMPDIR/tmp
