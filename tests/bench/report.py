@@ -109,14 +109,18 @@ for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms;
                  ("warm-soak.tsv", "leak check around the sequential runs through sbx-oci serve"),
                  ("warm-throughput.tsv", "clients at once through sbx-oci serve"),
                  ("warm-interpreter.tsv", "the code interpreter through sbx-oci serve: the library, cells with a value and a figure (medians, ms)"),
+                 ("warm-sessions.tsv", "live sessions held by one sbx-oci serve (numpy and pandas imported in each): a cell's median, memory per session, the server's fds and children"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
     path = os.path.join(res, f)
     if os.path.exists(path):
-        lines = [l.rstrip("\n").split("\t") for l in open(path)]
+        text = [l.rstrip("\n") for l in open(path)]
+        lines = [l.split("\t") for l in text if not l.startswith("#")]
         out.append(f"\n### {title}\n")
         out.append("| " + " | ".join(lines[0]) + " |")
         out.append("|" + "---|" * len(lines[0]))
         out += ["| " + " | ".join(l) + " |" for l in lines[1:]]
+        # notes after the table ("# stopped by: ...")
+        out += ["", *(l.lstrip("# ") for l in text if l.startswith("#"))]
 
 head = ["# sbx-oci one-shot benchmark", "",
         "Written by tests/bench/run.sh. Rows of one table come from one hyperfine invocation;",

@@ -8,7 +8,8 @@
 # processes: warm-soak.tsv), and WARM_CLIENTS (default 8) clients at once for
 # WARM_BURST_RUNS runs (default 400): the throughput (warm-throughput.tsv). Between
 # them, interpreter.py: the library's calls, session cells with a value and a figure
-# (warm-interpreter.tsv).
+# (warm-interpreter.tsv), and sessions.py: SESSIONS_MAX sessions held at once, a cell's
+# latency and the memory each costs as they grow (warm-sessions.tsv).
 source "$(dirname "$0")/lib.sh"
 SOAK=${WARM_SOAK_RUNS:-10000}
 CLIENTS=${WARM_CLIENTS:-8}
@@ -52,6 +53,8 @@ hf warm-b2b -n "python3 -c pass" "$BIN/idexec $PY -c pass" \
 
 # issue 31's rows: the library's calls, a cell with and without its value, a figure
 "$PY" "$BENCH_SRC/interpreter.py" "$SBX_OCI" "$SOCK" "$RESULTS/warm-interpreter.tsv"
+# issue 33's fourth row: sessions held at once, up to SESSIONS_MAX (default 1000)
+"$PY" "$BENCH_SRC/sessions.py" "$SOCK" "$server" "$RESULTS/warm-sessions.tsv"
 
 count() {
 	# idle first: the last run torn down, its standby made again
