@@ -576,6 +576,19 @@ False False 28 False False
 	expect_stdout third
 }
 
+@test "serve: with --max-runs 1 and --queue 0, clients one after another are never busy: a run that has replied gives its place while it is torn down" {
+	sstart --max-runs 1 --queue 0
+	local i
+	for i in $(seq 30); do
+		spy -c "print($i)"
+		[ "$status" = 0 ] || { echo "client $i: $status: $stderr" >&2; return 1; }
+		[ "$stdout" = "$i" ]
+	done
+	! grep -q busy "$SERVE_LOG"
+	# the teardowns all ended: no sandbox is left but the standbys
+	until_count "$STANDBYS" standby_ids
+}
+
 @test "serve: a connection within --queue waits for a run to end, then runs; one that hangs up while waiting never runs" {
 	sstart --max-runs 1 --queue 2
 	local w=$BATS_TEST_TMPDIR/w2 wq=$BATS_TEST_TMPDIR/wq t0 t1

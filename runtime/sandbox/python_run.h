@@ -72,6 +72,10 @@ struct sandbox_warm
   /* out: the client has its status: the run's report was done as soon as the program
      had ended, before the sandbox was torn down */
   bool replied;
+  /* called (if set) as soon as that reply is sent: the server may give the run's
+     --max-runs slot, and its standby's replacement, to the next while this one's
+     sandbox is torn down */
+  void (*on_replied) (struct sandbox_warm *w);
   /* a session's sandbox (set): the joined fork is its state, the run its cells */
   struct sandbox_session *session;
   /* the server's idmap of its own user's directories (owner and group seen as the

@@ -303,6 +303,17 @@ worker_setup (struct serve *s)
     close (s->standbys[i].ctl);
 }
 
+/* sandbox_warm.on_replied of a worker: the server hears that this run's client has
+   its reply (on_notify), before the teardown. */
+static void
+tell_replied (struct sandbox_warm *w)
+{
+  struct serve *s = w->data;
+  char msg[32];
+  snprintf (msg, sizeof msg, "E %d", (int) getpid ());
+  (void) !send (s->notify_fd[1], msg, strlen (msg), MSG_NOSIGNAL);
+}
+
 /* The run of a request taken, from the start; its status for the client, or -1 if
    the client has it already. */
 static int
@@ -310,7 +321,8 @@ run_request (struct serve *s, int client)
 {
   struct sbx_error err = { 0 };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python,
-                               .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid () };
+                               .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid (),
+                               .on_replied = tell_replied, .data = s };
   int argc, status = serve_session (s, client);
   _cleanup_free_ char **argv = NULL;
   if (status != SERVE_NOT_A_SESSION)
@@ -397,7 +409,7 @@ standby_main (struct serve *s, int ctl)
   struct sbx_error err = { 0 };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = -1, .python = s->python,
                                .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid (),
-                               .await_request = standby_await, .data = s };
+                               .await_request = standby_await, .on_replied = tell_replied, .data = s };
   static char *placeholder[] = { "-c", "pass" };
   int argc, status;
   _cleanup_free_ char **argv = run_argv (s, placeholder, 2, &argc);
@@ -591,27 +603,42 @@ on_connection (struct serve *s)
 
 static void start_queued (struct serve *s);
 
-/* A worker that became a session (session_route.c): not a run any more. */
+/* Worker PID's place in the workers, or -1. */
+static int
+worker_index (struct serve *s, pid_t pid)
+{
+  for (unsigned i = 0; i < s->n_workers; i++)
+    if (s->workers[i] == pid)
+      return (int) i;
+  return -1;
+}
+
+/* What a worker says on notify_fd: "S PID", it became a session (session_route.c);
+   "E PID", its client has the reply and its sandbox is being torn down
+   (tell_replied). Either way its --max-runs slot is the next run's, and a standby
+   is made for the next client now, beside the teardown rather than after it. */
 static void
 on_notify (struct serve *s)
 {
-  char msg[32];
+  char msg[32], what;
   ssize_t n = recv (s->notify_fd[0], msg, sizeof msg - 1, MSG_DONTWAIT);
-  int pid;
+  int pid, i;
   if (n <= 0)
     return;
   msg[n] = '\0';
-  if (sscanf (msg, "S %d", &pid) != 1)
+  if (sscanf (msg, "%c %d", &what, &pid) != 2 || (i = worker_index (s, pid)) < 0)
     return;
-  for (unsigned i = 0; i < s->n_workers; i++)
-    if (s->workers[i] == pid)
-      {
-        s->workers[i] = s->workers[--s->n_workers];
-        s->sessions = xrealloc (s->sessions, (s->n_sessions + 1) * sizeof *s->sessions);
-        s->sessions[s->n_sessions++] = pid;
-        start_queued (s);
-        return;
-      }
+  if (what == 'S')
+    {
+      s->sessions = xrealloc (s->sessions, (s->n_sessions + 1) * sizeof *s->sessions);
+      s->sessions[s->n_sessions++] = pid;
+    }
+  else if (what == 'E' && s->n_ending < s->max_runs)
+    s->ending[s->n_ending++] = pid;
+  else
+    return;
+  s->workers[i] = s->workers[--s->n_workers];
+  start_queued (s);
 }
 
 static void
@@ -656,6 +683,9 @@ reap (struct serve *s, struct sbx_error *err)
       for (unsigned i = 0; i < s->n_sessions; i++)
         if (s->sessions[i] == pid)
           s->sessions[i] = s->sessions[--s->n_sessions];
+      for (unsigned i = 0; i < s->n_ending; i++)
+        if (s->ending[i] == pid)
+          s->ending[i] = s->ending[--s->n_ending];
       for (size_t i = 0; i < s->n_retired; i++)
         if (s->retired[i] == pid)
           s->retired[i] = s->retired[--s->n_retired];
@@ -742,11 +772,14 @@ shut_down (struct serve *s)
       s->workers[s->n_workers++] = s->standbys[i].pid;
     }
   s->n_standbys = 0;
-  /* sessions end their cell and their sandbox on SIGTERM, as runs do */
-  s->workers = xrealloc (s->workers, (s->n_workers + s->n_sessions + 1) * sizeof *s->workers);
+  /* sessions end their cell and their sandbox on SIGTERM, as runs do; those ending
+     are waited for */
+  s->workers = xrealloc (s->workers, (s->n_workers + s->n_sessions + s->n_ending + 1) * sizeof *s->workers);
   for (unsigned i = 0; i < s->n_sessions; i++)
     s->workers[s->n_workers++] = s->sessions[i];
-  s->n_sessions = 0;
+  for (unsigned i = 0; i < s->n_ending; i++)
+    s->workers[s->n_workers++] = s->ending[i];
+  s->n_sessions = s->n_ending = 0;
   for (unsigned i = 0; i < s->n_workers; i++)
     kill (s->workers[i], SIGTERM);
   while (s->n_workers > 0 && monotonic_ns () < give_up)
@@ -824,6 +857,7 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
     return -1;
   /* standbys become workers when stopping */
   s->workers = xmalloc0 ((s->max_runs + s->standby_max) * sizeof *s->workers);
+  s->ending = xmalloc0 (s->max_runs * sizeof *s->ending);
   s->standbys = xmalloc0 ((s->standby_max + 1) * sizeof *s->standbys);
   s->queue = xmalloc0 ((s->queue_max + 1) * sizeof *s->queue);
   /* signals arrive on the signalfd; orphaned forks of the interpreter come to us */
@@ -903,6 +937,7 @@ close_server (struct serve *s, int sfd)
   free (s->defaults);
   free (s->workers);
   free (s->standbys);
+  free (s->ending);
   free (s->queue);
   free (s->retired);
   free (s->sessions);

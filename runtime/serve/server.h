@@ -27,6 +27,10 @@ struct serve
   unsigned zygote_runs;      /* runs forked from it so far */
   pid_t *workers;
   unsigned n_workers;
+  /* workers whose client has its reply and whose sandbox is being torn down: no
+     --max-runs slot (at most --max-runs of them; more keep theirs) */
+  pid_t *ending;
+  unsigned n_ending;
   int *queue;
   unsigned n_queue;
   unsigned long runs;

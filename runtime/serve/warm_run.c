@@ -150,6 +150,38 @@ same_value (const char *a, const char *b)
   return a == b || (a && b && strcmp (a, b) == 0);
 }
 
+/* The request's options (argv[1..split)) become this run's: the per-run ones, a
+   --result FILE's directory opened (from here on a failure is written there), and a
+   --workdir of the client's taken into the standby. -1 with fallback set: the request
+   needs a sandbox of its own. */
+static int
+adopt_options (struct python_run *r, int argc, char **argv, int split, struct sbx_error *err)
+{
+  struct python_cli *c = r->c;
+  /* the server's own --workdir, if it has one, is not the standby's to give up */
+  const char *server_workdir = c->p.workdir;
+  uint64_t memory = c->p.memory;
+  enum sandbox_network network = c->p.network;
+  int first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
+  if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
+    return -1;
+  if (c->p.memory != memory || c->p.network != network
+      || (c->p.workdir != server_workdir && (!r->ctx->as_root || !r->w.temporary)))
+    {
+      r->warm->fallback = true;
+      return sbx_error_set (err, 0, "the request needs a sandbox of its own");
+    }
+  if (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, err) < 0)
+    return -1;
+  if (c->p.workdir != server_workdir && standby_adopt_workdir (r, err) < 0)
+    {
+      if (!err->exit_hint)
+        err->exit_hint = SBX_EXIT_SETUP;
+      return -1;
+    }
+  return 0;
+}
+
 /* A standby's request: the client's program and per-run options become this run's. */
 static int
 adopt_request (struct python_run *r, struct sbx_error *err)
@@ -157,7 +189,7 @@ adopt_request (struct python_run *r, struct sbx_error *err)
   struct python_cli *c = r->c;
   char **req = NULL, **argv;
   size_t n = 0;
-  int argc, split, first;
+  int argc, split;
   _cleanup_free_ char **owned = NULL;
   /* the temporary workdir was made in the server's TMPDIR: one-shot makes it in the
      client's, so a client with another one needs a sandbox of its own */
@@ -185,34 +217,8 @@ adopt_request (struct python_run *r, struct sbx_error *err)
       r->cpu_base_system_ns = r->watch.stats.cpu_system_ns;
       r->watch.has_stats = false;
     }
-  {
-    /* the server's own --workdir, if it has one, is not the standby's to give up */
-    const char *server_workdir = c->p.workdir;
-    uint64_t memory = c->p.memory;
-    enum sandbox_network network = c->p.network;
-    first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
-    if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
-      return -1;
-    if (c->p.memory != memory || c->p.network != network)
-      {
-        r->warm->fallback = true;
-        return sbx_error_set (err, 0, "the request needs a sandbox of its own");
-      }
-    if (c->p.workdir != server_workdir)
-      {
-        if (!r->ctx->as_root || !r->w.temporary)
-          {
-            r->warm->fallback = true;
-            return sbx_error_set (err, 0, "the request needs a sandbox of its own");
-          }
-        if (standby_adopt_workdir (r, err) < 0)
-          {
-            if (!err->exit_hint)
-              err->exit_hint = SBX_EXIT_SETUP;
-            return -1;
-          }
-      }
-  }
+  if (adopt_options (r, argc, argv, split, err) < 0)
+    return -1;
   for (size_t i = 0; i < r->n_args; i++)
     free (r->args[i]);
   r->n_args = 0;
@@ -228,8 +234,6 @@ adopt_request (struct python_run *r, struct sbx_error *err)
     r->streams[0].fd = fds[0];
     r->streams[1].fd = fds[1];
   }
-  if (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, err) < 0)
-    return -1;
   r->res.include_output = c->result && strcmp (c->result, "-") == 0;
   r->watch.fg.deadline_ns = c->p.timeout > 0 ? r->t0 + (int64_t) (c->p.timeout * 1e9) : 0;
   r->warm_fds[3].fd = r->warm->client_fd;
@@ -387,6 +391,8 @@ finish_early (struct python_run *r)
     }
   connect_reply_status (r->warm->client_fd, status);
   r->warm->replied = true;
+  if (r->warm->on_replied)
+    r->warm->on_replied (r->warm);
 }
 
 /* The fork's own word on the run channel, "EXIT CODE", sent once the program has
