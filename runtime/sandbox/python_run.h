@@ -72,7 +72,7 @@ struct sandbox_warm
   /* out: the client has its status: the run's report was done as soon as the program
      had ended, before the sandbox was torn down */
   bool replied;
-  /* called (if set) as soon as that reply is sent: the server may give the run's
+  /* called (if set) just before that reply is sent: the server may give the run's
      --max-runs slot, and its standby's replacement, to the next while this one's
      sandbox is torn down */
   void (*on_replied) (struct sandbox_warm *w);

@@ -602,6 +602,11 @@ on_connection (struct serve *s)
 }
 
 static void start_queued (struct serve *s);
+static void run_queued (struct serve *s);
+
+/* Runs torn down at once per --max-runs place, beyond which a run keeps its place
+   until its teardown is done: a teardown takes a few runs' time back to back. */
+#define ENDING_PER_RUN 4
 
 /* Worker PID's place in the workers, or -1. */
 static int
@@ -614,9 +619,11 @@ worker_index (struct serve *s, pid_t pid)
 }
 
 /* What a worker says on notify_fd: "S PID", it became a session (session_route.c);
-   "E PID", its client has the reply and its sandbox is being torn down
-   (tell_replied). Either way its --max-runs slot is the next run's, and a standby
-   is made for the next client now, beside the teardown rather than after it. */
+   "E PID", its client is getting the reply and its sandbox will be torn down
+   (tell_replied). Either way its --max-runs slot is the next run's. The standby that
+   replaces a run's is still made once the run's worker has ended (reap): made now,
+   it would take the CPU that the client's end and the teardown need (two cores),
+   and a run with a pause before it would wait longer, not shorter. */
 static void
 on_notify (struct serve *s)
 {
@@ -633,12 +640,15 @@ on_notify (struct serve *s)
       s->sessions = xrealloc (s->sessions, (s->n_sessions + 1) * sizeof *s->sessions);
       s->sessions[s->n_sessions++] = pid;
     }
-  else if (what == 'E' && s->n_ending < s->max_runs)
+  else if (what == 'E' && s->n_ending < ENDING_PER_RUN * s->max_runs)
     s->ending[s->n_ending++] = pid;
   else
     return;
   s->workers[i] = s->workers[--s->n_workers];
-  start_queued (s);
+  if (what == 'S')
+    start_queued (s);
+  else
+    run_queued (s);
 }
 
 static void
@@ -693,9 +703,9 @@ reap (struct serve *s, struct sbx_error *err)
   start_queued (s);
 }
 
-/* Runs for those waiting, as far as --max-runs lets; the standbys made again. */
+/* Runs for those waiting, as far as --max-runs lets. */
 static void
-start_queued (struct serve *s)
+run_queued (struct serve *s)
 {
   while (s->n_queue > 0 && s->n_workers < s->max_runs && s->zygote_fd >= 0)
     {
@@ -703,6 +713,13 @@ start_queued (struct serve *s)
       memmove (s->queue, s->queue + 1, --s->n_queue * sizeof *s->queue);
       take_client (s, client);
     }
+}
+
+/* Runs for those waiting; the standbys made again. */
+static void
+start_queued (struct serve *s)
+{
+  run_queued (s);
   fill_standbys (s);
 }
 
@@ -857,7 +874,7 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
     return -1;
   /* standbys become workers when stopping */
   s->workers = xmalloc0 ((s->max_runs + s->standby_max) * sizeof *s->workers);
-  s->ending = xmalloc0 (s->max_runs * sizeof *s->ending);
+  s->ending = xmalloc0 (ENDING_PER_RUN * s->max_runs * sizeof *s->ending);
   s->standbys = xmalloc0 ((s->standby_max + 1) * sizeof *s->standbys);
   s->queue = xmalloc0 ((s->queue_max + 1) * sizeof *s->queue);
   /* signals arrive on the signalfd; orphaned forks of the interpreter come to us */

@@ -28,7 +28,7 @@ struct serve
   pid_t *workers;
   unsigned n_workers;
   /* workers whose client has its reply and whose sandbox is being torn down: no
-     --max-runs slot (at most --max-runs of them; more keep theirs) */
+     --max-runs slot (at most 4 per --max-runs place; more keep theirs) */
   pid_t *ending;
   unsigned n_ending;
   int *queue;

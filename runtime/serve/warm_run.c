@@ -389,10 +389,12 @@ finish_early (struct python_run *r)
       sbx_log_write (&r->ctx->log, SBX_LOG_ERROR, "%s", msg ? msg : "unknown error");
       status = r->finish_err.exit_hint ? r->finish_err.exit_hint : 1;
     }
-  connect_reply_status (r->warm->client_fd, status);
-  r->warm->replied = true;
+  /* the server first: a client that has its reply may connect again at once, and
+     should find this run's place free */
   if (r->warm->on_replied)
     r->warm->on_replied (r->warm);
+  connect_reply_status (r->warm->client_fd, status);
+  r->warm->replied = true;
 }
 
 /* The fork's own word on the run channel, "EXIT CODE", sent once the program has
