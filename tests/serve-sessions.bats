@@ -167,6 +167,34 @@ while True: pass'
 	[ ! -e "$SERVE_SOCKET.sessions" ]
 }
 
+@test "serve --session: beyond --max-sessions a new session is refused (125, naming the option); those held keep their state; one ended makes room" {
+	sstart --standby 0 --max-sessions 2
+	cell m1 -c 'v = "one"'
+	expect_status 0
+	cell m2 -c 'v = "two"'
+	expect_status 0
+	cell m3 -c 'v = "three"'
+	expect_status 125
+	assert_one_line_error "--max-sessions"
+	result_is '.error != null and .exit_code == null'
+	[ "$(sessions | wc -l)" -eq 2 ]
+	cell m1 -c 'print(v)'
+	expect_stdout one
+	cell m2 -c 'print(v)'
+	expect_stdout two
+	# a plain run is not a session: it still runs
+	spy -c 'print("run")'
+	expect_stdout run
+	cell m1 --end-session
+	expect_status 0
+	cell m3 -c 'v = "three"; print(v)'
+	expect_status 0
+	expect_stdout three
+	run "$SBX_OCI" serve --socket "$BATS_TEST_TMPDIR/x.sock" --max-sessions 0
+	[ "$status" -eq 2 ]
+	has "$output" "--max-sessions"
+}
+
 @test "serve --session: a client that hangs up mid-cell: the cell is killed, the session is as before; calls of one session come in turn" {
 	sstart --standby 0
 	local w=$BATS_TEST_TMPDIR/flag

@@ -243,6 +243,7 @@ _sbx_oci_opts_serve=(
 	'--recycle|value'
 	'--standby|value'
 	'--session-idle|value'
+	'--max-sessions|value'
 	'--python|file'
 	'--workdir|dir'
 	'--rootfs|dir'

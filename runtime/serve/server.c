@@ -62,6 +62,7 @@ enum
   SV_MAX_OUTPUT,
   SV_STANDBY,
   SV_SESSION_IDLE,
+  SV_MAX_SESSIONS,
 };
 
 static const struct cli_opt serve_opts[] = {
@@ -73,6 +74,8 @@ static const struct cli_opt serve_opts[] = {
     "sandboxes made and joined by the warm interpreter before a request comes (default 2; 0: none)" },
   { "session-idle", SV_SESSION_IDLE, required_argument, "SECONDS",
     "a session without a call for this long ends (default 600; 0: never)" },
+  { "max-sessions", SV_MAX_SESSIONS, required_argument, "N",
+    "sessions held at once (default 1024); a new one beyond is refused" },
   { "recycle", SV_RECYCLE, required_argument, "N",
     "a new warm interpreter (a new address-space layout) every N runs (default 1000; 0: never)" },
   SANDBOX_CLI_OPT_INTERPRETER ("python"),
@@ -109,6 +112,10 @@ serve_opt (void *data, int key, const char *arg, struct sbx_error *err)
       return cli_parse_uint ("--standby", arg, 64, &s->standby_max, err);
     case SV_SESSION_IDLE:
       return cli_parse_uint ("--session-idle", arg, 86400 * 365, &s->session_idle, err);
+    case SV_MAX_SESSIONS:
+      if (cli_parse_uint ("--max-sessions", arg, 65536, &s->max_sessions, err) < 0)
+        return -1;
+      return s->max_sessions > 0 ? 0 : cli_usage_error (err, "--max-sessions: 0 sessions leaves none to hold");
     case SV_MAX_RUNS:
     case SV_QUEUE:
       if (cli_parse_uint (key == SV_MAX_RUNS ? "--max-runs" : "--queue", arg, 4096, &v, err) < 0)
@@ -968,7 +975,7 @@ static int
 run_serve (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sbx_error *err)
 {
   struct serve s = { .ctx = ctx, .listen_fd = -1, .zygote_fd = -1, .idmap_userns = -1, .zygote_pid = -1, .queue_max = 64, .recycle = 1000,
-                     .standby_max = 2, .ctl_fd = -1, .session_idle = 600, .notify_fd = { -1, -1 } };
+                     .standby_max = 2, .ctl_fd = -1, .session_idle = 600, .max_sessions = 1024, .notify_fd = { -1, -1 } };
   int sfd = -1, parsed, ret = -1;
   long cpus = sysconf (_SC_NPROCESSORS_ONLN);
 

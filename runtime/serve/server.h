@@ -53,6 +53,7 @@ struct serve
   /* sessions (session_route.c) */
   char *session_dir;          /* SOCKET.sessions: their sockets (0700) */
   unsigned session_idle;      /* --session-idle */
+  unsigned max_sessions;      /* --max-sessions */
   int notify_fd[2];           /* a worker that becomes a session says so on [1] */
   pid_t *sessions;            /* those workers (not runs: no --max-runs slot) */
   unsigned n_sessions;

@@ -61,6 +61,38 @@ names_session (char **argv, size_t argc)
   return yes;
 }
 
+/* The sessions held now: their sockets in the server's sessions directory. Counted
+   by each worker that would begin one, so that workers starting at once may go a
+   few past --max-sessions, never more than the runs at once. */
+static unsigned
+sessions_held (struct serve *s)
+{
+  DIR *d = opendir (s->session_dir);
+  struct dirent *e;
+  unsigned n = 0;
+  if (!d)
+    return 0;
+  while ((e = readdir (d)))
+    n += strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0;
+  closedir (d);
+  return n;
+}
+
+/* A new session beyond --max-sessions: the client is told why as a server's refusal
+   (it exits 125, its --result says so), and the log says so; -1: the client has it. */
+static int
+refuse_session (struct serve *s, int client, const char *name)
+{
+  char why[256];
+  snprintf (why, sizeof why,
+            "--session %s: the server holds %u sessions, as many as it may (serve --max-sessions); "
+            "end one (--end-session) or let one idle out",
+            name, s->max_sessions);
+  slog (s, "refused a session: %s", why);
+  connect_reply_error (client, why);
+  return -1;
+}
+
 static int
 session_address (struct serve *s, const char *name, struct sockaddr_un *addr, struct sbx_error *err)
 {
@@ -212,7 +244,15 @@ serve_session (struct serve *s, int client)
           goto fail;
         }
       /* nobody there: this worker is the session (a socket left by one killed is
-         replaced; one that another worker bound just now is connected to) */
+         replaced; one that another worker bound just now is connected to), unless
+         the server holds as many as it may */
+      if (tries == 0 && sessions_held (s) >= s->max_sessions)
+        {
+          close (fd);
+          status = refuse_session (s, client, o.name);
+          session_options_free (&o);
+          return status;
+        }
       if (errno == ECONNREFUSED)
         unlink (addr.sun_path);
       if (bind (fd, (struct sockaddr *) &addr, sizeof addr) == 0 && listen (fd, 16) == 0)
