@@ -17,7 +17,7 @@ BURST=${WARM_BURST_RUNS:-400}
 SOCK=$W/warm.sock
 LOG=$RESULTS/warm-serve.log
 
-"${SBX[@]}" serve --socket "$SOCK" --preload numpy,pandas,matplotlib.pyplot --max-runs "$CLIENTS" >"$LOG" 2>&1 &
+"${SBX[@]}" serve --socket "$SOCK" --preload numpy,pandas,matplotlib.pyplot --max-runs "$CLIENTS" --max-sessions 65536 >"$LOG" 2>&1 &
 server=$!
 stop() {
 	kill -TERM "$server" 2>/dev/null || true
