@@ -70,8 +70,8 @@ run_stage() {
 	echo "=== stage $name: $*"
 	before=$(host_nodes)
 	seen=$(wc -l <"$watch_log")
-	"$@"
-	rc=$?
+	"$@" 2>&1 | tee "$watch_dir/stage-$name.log"
+	rc=${PIPESTATUS[0]}
 	after=$(host_nodes)
 	if [ "$before" != "$after" ]; then
 		echo "check: stage $name changed the host's device nodes:" >&2
@@ -86,6 +86,18 @@ run_stage() {
 	fi
 	summary+=("$(printf '%-8s %s in %d s' "$name" "$([ $rc = 0 ] && echo passed || echo "FAILED ($rc)")" $((SECONDS - start)))")
 	[ $rc = 0 ] || failed+=("$name")
+}
+
+# What CI shows of a run is its tail: a failed stage's failing tests are said again
+# there, each with the lines bats printed after it.
+failed_tests() {
+	local name log
+	for name in "${failed[@]}"; do
+		log=$watch_dir/stage-$name.log
+		[ -s "$log" ] || continue
+		echo "=== failed in $name"
+		grep -a -A 12 '^not ok' "$log" | grep -av '^ok ' | head -80
+	done
 }
 
 for stage in $stages; do
@@ -120,6 +132,7 @@ done
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
+	failed_tests
 	echo "check: FAILED stages: ${failed[*]}" >&2
 	exit 1
 fi

@@ -539,6 +539,20 @@ end_cell (struct cell_run *cr)
   session_options_free (&cr->o);
 }
 
+/* No call reaches the session from now on: one that comes goes to the server, which
+   begins the session again. Done before the reply that ends a session, so that its
+   client's next call finds it gone and --max-sessions counts it no more (the server
+   counts the sockets). */
+static void
+stop_listening (struct sandbox_session *sess)
+{
+  if (sess->listen_fd < 0)
+    return;
+  unlink (sess->path);
+  close (sess->listen_fd);
+  sess->listen_fd = -1;
+}
+
 /* The cell's program to its client as a one-shot run's would be: status, output,
    result. Returns -1 when the session is over (lost). */
 static int
@@ -555,6 +569,7 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
   if (cr.o.end)
     {
       sess->ending = true;
+      stop_listening (sess);
       status = 0;
       goto done;
     }
@@ -571,12 +586,14 @@ run_cell (struct python_run *r, struct sandbox_session *sess, int chan, int sfd,
   if (send_cell (&cr, &err) < 0)
     {
       lost = true;
+      stop_listening (sess);
       goto done;
     }
   wait_for_cell (&cr);
   if (cr.lost)
     {
       lost = true;
+      stop_listening (sess);
       sbx_error_set (&err, 0, "--session %s: its state is gone (a cell killed it, or it died): the session ended",
                      sess->name);
       goto done;
@@ -696,11 +713,7 @@ python_session_serve (struct python_run *r, int chan, struct sbx_error *err)
       connect_request_free (&req);
     }
   close (sfd);
-  /* no call is taken from now on: one that comes goes to the server, which begins
-     the session again */
-  unlink (sess->path);
-  close (sess->listen_fd);
-  sess->listen_fd = -1;
+  stop_listening (sess);
   /* done: the container goes (its teardown is the run's), with no report of its own */
   r->finished = true;
   r->finish_ret = 0;
