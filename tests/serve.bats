@@ -766,13 +766,19 @@ open("/tmp/t%d" % n, "w").close()
 	expect_stdout again
 }
 
-@test "serve: the server killed with SIGKILL mid-run: its processes and the sandbox go, what is left is deleted, a new server replaces the socket" {
+@test "serve: the server killed with SIGKILL mid-run: its processes and the sandbox go, the next server replaces the socket and sweeps what is left" {
 	sstart
-	local pid=$SERVE_PID kids c
+	local pid=$SERVE_PID kids
 	start_long_run
 	kids=$(descendants "$pid")
 	[ "$(wc -w <<<"$kids")" -ge 3 ] || { echo "the server's processes: $kids" >&2; return 1; }
-	kill -KILL "$pid"
+	# the run's worker is killed with the server, before it can end its container:
+	# that container is an orphan, left for the next server
+	local id init worker
+	id=$(containers | grep -v '^py-')
+	init=$("$SBX_OCI" --root "$SBX_ROOT" state "$id" | jq -r .pid)
+	worker=$(ps -o ppid= -p "$init" | tr -d ' ')
+	kill -KILL "$pid" "$worker"
 	wait "$pid" 2>/dev/null || true
 	SERVE_PID=
 	STANDBYS=0
@@ -782,16 +788,37 @@ open("/tmp/t%d" % n, "w").close()
 	wait_bg "$BG_PID" 5
 	[ "$bg_status" -ne 0 ] || { echo "the client of the killed server exited 0" >&2; return 1; }
 	[ ! -s "$BATS_TEST_TMPDIR/long.out" ]
-	for c in $(containers); do
-		"$SBX_OCI" --root "$SBX_ROOT" delete --force "$c"
-	done
-	no_containers
-	# the socket the dead server left is replaced
+	containers | grep -qx "$id" || { echo "the killed worker's container $id is not left" >&2; return 1; }
+	# the socket the dead server left is replaced, and the new server sweeps the orphan
 	[ -S "$SERVE_SOCKET" ]
 	sstart
+	container_gone "$id" || { echo "left by the killed server, not swept: $id" >&2; return 1; }
 	cpy -c 'print("new server")'
 	expect_status 0
 	expect_stdout "new server"
+	no_containers
+}
+
+@test "serve: a worker killed with SIGKILL mid-run: its client fails, the server sweeps what it left at once, the next run is served" {
+	sstart --standby 0
+	local id init worker
+	start_long_run
+	id=$(containers)
+	[ "$(wc -w <<<"$id")" -eq 1 ]
+	init=$("$SBX_OCI" --root "$SBX_ROOT" state "$id" | jq -r .pid)
+	worker=$(ps -o ppid= -p "$init" | tr -d ' ')
+	[ "$(ps -o ppid= -p "$worker" | tr -d ' ')" = "$SERVE_PID" ] || { echo "the run's worker: $worker" >&2; return 1; }
+	kill -KILL "$worker"
+	wait_bg "$BG_PID" 5
+	[ "$bg_status" -ne 0 ]
+	# no run comes meanwhile: the server itself sweeps (runs through it no longer do)
+	until_ok 5 container_gone "$id"
+	no_sandbox_processes
+	kill -0 "$SERVE_PID"
+	cpy -c 'print("next")'
+	expect_status 0
+	expect_stdout next
+	no_containers
 }
 
 @test "serve: --recycle 2: a new warm interpreter every 2 runs, the old one ends" {

@@ -464,7 +464,8 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
     goto out;
   if (warm && take_server_sandbox (&c, warm, err) < 0)
     goto fail_result;
-  sandbox_sweep_orphans (ctx);
+  if (!warm)
+    sandbox_sweep_orphans (ctx); /* a server sweeps for its workers (serve/server.c: sweep_orphans) */
   if (prepare (&r, argc - split, argv + split, err) < 0 || python_open_streams (&r, reads_stdin, err) < 0)
     {
       if (!err->exit_hint)

@@ -1,11 +1,15 @@
 /* What a `sbx-oci python` killed with SIGKILL leaves: its sandbox dies with it (the
  * init has a parent-death signal), but the state dir, the empty cgroups and the
- * temporary workdir stay. Every `sbx-oci python` sweeps them before its own run.
+ * temporary workdir stay. Every one-shot `sbx-oci python` sweeps them before its own run.
  *
  * A container is swept only if all of these hold, so a run in progress is never
  * touched: it was made by `sbx-oci python` (annotation run.sbx-oci.sandbox), its
  * state is complete (not half-created), its init is gone, and the runtime process
- * that ran it (annotation run.sbx-oci.sandbox.owner: pid and start time) is gone. */
+ * that ran it (annotation run.sbx-oci.sandbox.owner: pid and start time) is gone.
+ *
+ * A server's workers do not sweep each run (a sweep reads every state, and a server
+ * may hold thousands): the server sweeps when it starts and when a signal killed one
+ * of its workers (serve/server.c). */
 #include "build-config.h"
 #include "runtime/sandbox/sandbox.h"
 
