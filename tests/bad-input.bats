@@ -838,7 +838,7 @@ refuse_id_everywhere() {
 	# fds 4 and 6 were the caller's; 3, 5, 7 and 8 were not open and must not be
 	grep -q '^4 -> /dev/null' <<<"$stdout"
 	grep -q '^6 -> /dev/null' <<<"$stdout"
-	! grep -qE '^(3|5|7|8) ' <<<"$stdout"
+	refute grep -qE '^(3|5|7|8) ' <<<"$stdout"
 	assert_no_state "$ID"
 }
 

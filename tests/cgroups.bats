@@ -163,11 +163,23 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	assert_one_line_error "stopped"
 }
 
+# ps_until_count N: `ps --format json` of the container until it lists N processes
+# (run -d returns before the program has started its children), in $output.
+ps_until_count() {
+	local i
+	for i in $(seq 200); do
+		sbx_ok ps --format json "$ID"
+		[ "$(jq length <<<"$output")" -eq "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "ps lists: $output" >&2
+	return 1
+}
+
 @test "cgroups: ps lists exactly the container's processes" {
 	set_args sh -c 'sleep 100 & sleep 100 & wait'
 	sbx_detached run -d --bundle "$BUNDLE" "$ID"
-	sleep 0.3
-	sbx_ok ps --format json "$ID"
+	ps_until_count 3
 	local pids
 	pids=$(jq -r '.[]' <<<"$output" | sort -n)
 	[ "$(wc -l <<<"$pids")" -eq 3 ]
@@ -185,8 +197,7 @@ stats() { "$SBX_OCI" --root "$SBX_ROOT" events --stats "$1"; }
 	update_config '.linux.namespaces |= map(select(.type != "pid"))'
 	set_args sh -c 'sleep 100 & sleep 100 & sleep 100'
 	sbx_detached run -d --bundle "$BUNDLE" "$ID"
-	sleep 0.3
-	sbx_ok ps --format json "$ID"
+	ps_until_count 3
 	local pids
 	pids=$(jq -r '.[]' <<<"$output")
 	# busybox sh execs its last command: three sleeps

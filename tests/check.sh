@@ -96,7 +96,8 @@ failed_tests() {
 		log=$watch_dir/stage-$name.log
 		[ -s "$log" ] || continue
 		echo "=== failed in $name"
-		grep -a -A 12 '^not ok' "$log" | grep -av '^ok ' | head -80
+		# bats' "not ok" with its diagnostics; summarize.py's unexpected conformance points
+		grep -a -A 12 -e '^not ok' -e '^UNEXPECTED' "$log" | grep -av '^ok ' | head -80
 	done
 }
 

@@ -294,7 +294,7 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 	sbx_ok state "$ID"
 	[ "$(jq -r .status <<<"$output")" = running ]
 	cat "/proc/$pid/cgroup"
-	! grep -q "$ID" "/proc/$pid/cgroup"
+	refute grep -q "$ID" "/proc/$pid/cgroup"
 	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "*$ID*" 2>/dev/null)" ]
 	sbx_ok delete --force "$ID"
 }
@@ -595,7 +595,7 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 		strace -f -e trace=mkdir,mkdirat -o "$log" "$SBX_OCI" run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 	grep -q "\"$xdg/sbx-oci\"" "$log" || { cat "$log" >&2; false; }
-	! grep -q '"/run/sbx-oci"' "$log"
+	refute grep -q '"/run/sbx-oci"' "$log"
 	# real root still uses /run/sbx-oci, whatever XDG_RUNTIME_DIR says
 	XDG_RUNTIME_DIR=$xdg ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" run strace -f -e trace=mkdir,mkdirat,open,openat -o "$log" "$SBX_OCI" list
 	grep -q '"/run/sbx-oci"' "$log"
@@ -612,7 +612,7 @@ RFC3339='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-
 	[ "${lines[0]}" = "1:3 character special file" ]
 	[ "${lines[1]}" = null-ok ]
 	# no cgroup was made for it on any hierarchy
-	! find /sys/fs/cgroup -maxdepth 3 -type d -name "$ID" | grep -q .
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -type d -name "$ID")" ]
 	[ ! -e "$xdg/sbx-oci/$ID" ]
 	# a limit would be enforced by nothing: refused, naming the field
 	update_config '.linux.resources = {"memory": {"limit": 33554432}}'

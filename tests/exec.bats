@@ -260,7 +260,7 @@ init_pid() { "$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid; }
 	# the program. (A build that released the lock early let exec join the mount
 	# namespace before the pivot: it saw the host's pid 1.)
 	update_config '.mounts += [range(1500) | {"destination": "/tmp/m\(.)", "type": "tmpfs", "source": "tmpfs"}]'
-	set_args sleep 3
+	set_args sleep 60 # killed below, once exec has seen it (sleep 3 could end first on a slow machine)
 	"$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>&1 &
 	local out=""
 	for _ in $(seq 2000); do
@@ -272,5 +272,5 @@ init_pid() { "$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid; }
 	"$SBX_OCI" --root "$SBX_ROOT" kill "$ID" KILL || true
 	wait || true
 	echo "pid 1 seen by exec: $out" >&2
-	[ "$out" = "sleep 3 " ]
+	[ "$out" = "sleep 60 " ]
 }

@@ -178,6 +178,15 @@ teardown() {
 }
 
 # The error contract: non-zero exit, exactly one line on stderr, naming $1.
+# refute CMD...: CMD must fail. (A bare `! CMD` in the middle of a test checks
+# nothing: bats' errexit ignores a negated command.)
+refute() {
+	if "$@"; then
+		echo "unexpectedly succeeded: $*" >&2
+		return 1
+	fi
+}
+
 assert_one_line_error() {
 	local needle=$1
 	[ "$status" -ne 0 ] || { echo "expected failure, got status 0" >&2; return 1; }

@@ -46,12 +46,12 @@ file_handles() { cut -f1 /proc/sys/fs/file-nr; }
 	cp "$BUNDLE/config.json" "$BUNDLE/good.json"
 	update_config '.mounts += [{"destination":"/x","type":"no-such-fs","source":"none"}]'
 	for i in $(seq 50); do
-		! "$SBX_OCI" --root "$SBX_ROOT" create --bundle "$BUNDLE" "$ID-f$i" </dev/null >/dev/null 2>&1
+		refute "$SBX_OCI" --root "$SBX_ROOT" create --bundle "$BUNDLE" "$ID-f$i" </dev/null >/dev/null 2>&1
 	done
 	cp "$BUNDLE/good.json" "$BUNDLE/config.json"
 	set_args /no/such/program
 	for i in $(seq 50); do
-		! "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-g$i" </dev/null >/dev/null 2>&1
+		refute "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID-g$i" </dev/null >/dev/null 2>&1
 	done
 	[ "$(snapshot)" = "$before" ] || { echo "before: $before"; echo "after: $(snapshot)"; false; } >&2
 }

@@ -177,7 +177,9 @@ load helpers
 	pid=$("$SBX_OCI" --root "$SBX_ROOT" state "$ID" | jq -r .pid)
 	sbx_ok delete "$ID"
 	assert_no_state "$ID"
-	! kill -0 "$pid" 2>/dev/null
+	# (its end may be seen a moment after delete returns: reaped by its parent)
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	refute kill -0 "$pid" 2>/dev/null
 	sbx_detached create --bundle "$BUNDLE" "$ID"
 	sbx_detached start "$ID"
 	sbx_split delete "$ID"

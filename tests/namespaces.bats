@@ -5,6 +5,16 @@
 load helpers
 
 ns_inode() { readlink "/proc/$1/ns/$2"; }
+# holder_ready PID: an `unshare ... sleep` holding namespaces has made them (it execs
+# sleep last): on a slow machine a fixed pause may end before.
+holder_ready() {
+	local i
+	for i in $(seq 200); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
 
 @test "namespaces: each listed namespace is new, each unlisted one is the host's" {
 	update_config '.linux.namespaces = [{"type":"pid"},{"type":"network"},{"type":"ipc"},{"type":"uts"},{"type":"mount"},{"type":"cgroup"}]'
@@ -30,7 +40,8 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 }
 
 @test "namespaces: the network namespace has only lo, up (as runc and crun)" {
-	set_args sh -c 'ls /sys/class/net; cat /sys/class/net/lo/flags; echo hi | nc -l -p 7777 & sleep 0.3; nc 127.0.0.1 7777 </dev/null; wait'
+	# (the client connects once the listener listens: 7777 is 1E61, 0A is LISTEN)
+	set_args sh -c 'ls /sys/class/net; cat /sys/class/net/lo/flags; echo hi | nc -l -p 7777 & i=0; while [ $i -lt 200 ] && ! grep -q ":1E61 00000000:0000 0A" /proc/net/tcp; do sleep 0.05; i=$((i + 1)); done; nc 127.0.0.1 7777 </dev/null; wait'
 	sbx run --bundle "$BUNDLE" "$ID"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = lo ]
@@ -52,7 +63,7 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 @test "namespaces: joining a network namespace by path" {
 	unshare --net sleep 100 &
 	local holder=$!
-	sleep 0.2
+	holder_ready "$holder"
 	update_config --arg p "/proc/$holder/ns/net" '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)'
 	set_args readlink /proc/self/ns/net
 	sbx run --bundle "$BUNDLE" "$ID"
@@ -65,10 +76,12 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 
 @test "namespaces: joining a pid and an ipc namespace by path" {
 	unshare --pid --ipc --fork --mount-proc sleep 100 &
-	local holder_parent=$!
-	sleep 0.3
-	local holder
-	holder=$(pgrep -P "$holder_parent" sleep || true)
+	local holder_parent=$! holder= i
+	for i in $(seq 200); do
+		holder=$(pgrep -P "$holder_parent" sleep || true)
+		[ -z "$holder" ] || break
+		sleep 0.05
+	done
 	[ -n "$holder" ]
 	update_config --arg p "/proc/$holder/ns/pid" --arg i "/proc/$holder/ns/ipc" \
 		'.linux.namespaces |= map(if .type == "pid" then .path = $p elif .type == "ipc" then .path = $i else . end)'
@@ -116,7 +129,7 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 	requires userns
 	unshare --user --map-root-user --net sleep 100 &
 	local holder=$!
-	sleep 0.3
+	holder_ready "$holder"
 	update_config --arg u "/proc/$holder/ns/user" --arg n "/proc/$holder/ns/net" \
 		'.linux.namespaces |= map(if .type == "network" then .path = $n else . end) | .linux.namespaces += [{"type":"user","path":$u}]
 		| .mounts |= map(.options |= map(select(. != "gid=5")))'
@@ -138,7 +151,7 @@ ns_inode() { readlink "/proc/$1/ns/$2"; }
 	requires userns
 	unshare --net sleep 100 &
 	local holder=$!
-	sleep 0.2
+	holder_ready "$holder"
 	use_userns
 	# sysfs can only be mounted for a network namespace the container's user namespace
 	# owns; this one is the host's, so bind /sys instead (as runc's rootless spec does)

@@ -197,7 +197,7 @@ print("second")' >"$out" 2>&1 &
 	for _ in $(seq 50); do grep -q first "$out" && break; sleep 0.1; done
 	grep -q first "$out"
 	kill -0 "$pid"
-	! grep -q second "$out"
+	refute grep -q second "$out"
 	wait "$pid"
 	grep -q second "$out"
 	cell s --max-output 1000 -c 'import sys
@@ -206,14 +206,18 @@ for i in range(200000): sys.stdout.write("flood\n")
 	expect_status 0
 	result_is '.stdout_truncated == true and .stdout_bytes > 1200000 and .value == "'"'done'"'"'
 	# an interrupt: the CLI's first ^C asks the server
+	# (once the cell runs, as its output says: on a busy machine a fixed pause may end first)
 	"$SBX_OCI" python --connect "$SERVE_SOCKET" --session s --result "$BATS_TEST_TMPDIR/int.json" -c 'import time
 n = 0
 while True:
     n += 1
+    if n == 20:
+        print("looping", flush=True)
     time.sleep(0.01)' >"$out" 2>&1 &
 	pid=$!
 	BG_PIDS+=("$pid")
-	sleep 1.5
+	for _ in $(seq 100); do grep -q looping "$out" && break; sleep 0.1; done
+	grep -q looping "$out"
 	kill -INT "$pid"
 	set +e
 	wait "$pid"
@@ -223,10 +227,11 @@ while True:
 	RESULT=$BATS_TEST_TMPDIR/int.json result_is '.exception.type == "KeyboardInterrupt" and .session.state == "kept"'
 	cell s -c 'n > 10'
 	expect_stdout True
-	"$SBX_OCI" python --connect "$SERVE_SOCKET" --result "$BATS_TEST_TMPDIR/int2.json" -c 'import time; time.sleep(60)' >"$out" 2>&1 &
+	"$SBX_OCI" python --connect "$SERVE_SOCKET" --result "$BATS_TEST_TMPDIR/int2.json" -c 'import time; print("sleeping", flush=True); time.sleep(60)' >"$out" 2>&1 &
 	pid=$!
 	BG_PIDS+=("$pid")
-	sleep 1
+	for _ in $(seq 100); do grep -q sleeping "$out" && break; sleep 0.1; done
+	grep -q sleeping "$out"
 	kill -INT "$pid"
 	set +e
 	wait "$pid"
@@ -276,12 +281,12 @@ while True:
 	before=$(standby_ids)
 	spy --memory 200M -c 'bytearray(250 << 20)'
 	[ "$status" -ne 0 ]
-	! grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	refute grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
 	result_is '.oom_killed == true and .limits.memory_bytes == 209715200'
 	spy --network loopback -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print("lo")'
 	expect_status 0
 	expect_stdout lo
-	! grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	refute grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
 }
 
 @test "interpreter: the Python client: value, exception, figures, files, streaming callbacks, interrupt; run_python with files takes a standby" {
@@ -299,11 +304,13 @@ with Session(sock) as s:
     r = s.run("import matplotlib.pyplot as plt\nplt.plot([1, 2])")
     assert len(r.figures) == 1 and r.figures[0][:8] == b"\x89PNG\r\n\x1a\n", r
     seen = []
-    r = s.run("import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.3)", on_stdout=seen.append)
+    r = s.run("import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(1)", on_stdout=seen.append)
     assert b"".join(seen) == b"0\n1\n2\n" and len(seen) >= 2, seen
-    t = threading.Timer(1.0, s.interrupt)
-    t.start()
-    r = s.run("import time\nwhile True: time.sleep(0.01)")
+    # interrupted once the cell says it runs (a timer could fire before the cell exists)
+    looping = threading.Event()
+    threading.Thread(target=lambda: looping.wait(30) and s.interrupt(), daemon=True).start()
+    r = s.run("import time\nn = 0\nwhile True:\n    n += 1\n    if n == 20: print(\"looping\", flush=True)\n    time.sleep(0.01)",
+              on_stdout=lambda b: b"looping" in b and looping.set())
     assert r.exception["type"] == "KeyboardInterrupt" and r.session_state == "kept", r
     s.run("open(\"out.bin\", \"wb\").write(bytes(range(256)))")
     assert s.get("out.bin") == bytes(range(256))

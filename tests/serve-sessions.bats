@@ -228,8 +228,12 @@ while True: pass'
 	expect_status 0
 	expect_stdout 1
 	# a second call while one runs waits for it (one state, one cell at a time)
-	bg_cpy_session -c 'import time; time.sleep(1); x = 2'
-	sleep 0.3
+	bg_cpy_session -c 'import time; print("in", flush=True); time.sleep(1); x = 2'
+	for _ in $(seq 100); do
+		grep -q in "$BATS_TEST_TMPDIR/bg.out" && break
+		sleep 0.05
+	done
+	grep -q in "$BATS_TEST_TMPDIR/bg.out"
 	cell h -c 'print(x)'
 	expect_status 0
 	expect_stdout 2

@@ -348,6 +348,8 @@ except OSError as e:
 	touch "$ok"
 	sstart --python "$wrap" --standby 2
 	until_count 2 standby_ids
+	# each joined (its fork of the warm interpreter exists): only then is the interpreter not needed
+	no_sandbox_processes
 	rm "$ok"
 	z=$(zygote_pid)
 	kill -KILL "$z"
@@ -584,7 +586,7 @@ False False 28 False False
 		[ "$status" = 0 ] || { echo "client $i: $status: $stderr" >&2; return 1; }
 		[ "$stdout" = "$i" ]
 	done
-	! grep -q busy "$SERVE_LOG"
+	refute grep -q busy "$SERVE_LOG"
 	# the teardowns all ended: no sandbox is left but the standbys
 	until_count "$STANDBYS" standby_ids
 }

@@ -79,14 +79,6 @@ py_exec() {
 	stderr=$(cat "$err")
 }
 
-# The command given fails (bash's `! cmd` does not fail a bats test).
-refute() {
-	if "$@"; then
-		echo "unexpectedly succeeded: $*" >&2
-		return 1
-	fi
-}
-
 # has TEXT NEEDLE / lacks TEXT NEEDLE: TEXT contains NEEDLE or not (says what it was).
 has() {
 	[[ "$1" == *"$2"* ]] && return 0

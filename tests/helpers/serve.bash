@@ -107,10 +107,10 @@ until_ok() {
 # The containers of this test's state root.
 containers() { "$SBX_OCI" --root "$SBX_ROOT" list -q; }
 # No container is left but the server's $STANDBYS standbys (those are made again
-# after each run that took one: 5 s for that).
+# after each run that took one: 15 s for that, on a slow machine).
 no_containers() {
 	local i left n
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		left=$(containers | grep -v '^py-' || true)
 		n=$(containers | grep -c '^py-' || true)
 		[ -z "$left" ] && [ "$n" -eq "${STANDBYS:-0}" ] && return 0
@@ -123,7 +123,7 @@ no_containers() {
 # lines: the warm interpreter's command line is long).
 no_sandbox_processes() {
 	local i left
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		left=$(ps -o pid=,ppid=,stat=,args= -u "$HOST_ID" | cut -c1-120 || true)
 		[ "$(grep -c . <<<"$left")" -eq $((2 * ${STANDBYS:-0})) ] && return 0
 		sleep 0.1
