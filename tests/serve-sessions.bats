@@ -217,11 +217,7 @@ while True: pass'
 		BG_PIDS+=("$BG_PID")
 	}
 	bg_cpy_session -c 'x = 100; import time; print("started", flush=True); time.sleep(30)'
-	for _ in $(seq 100); do
-		grep -q started "$BATS_TEST_TMPDIR/bg.out" && break
-		sleep 0.05
-	done
-	grep -q started "$BATS_TEST_TMPDIR/bg.out"
+	until_ok 10 grep -q started "$BATS_TEST_TMPDIR/bg.out"
 	kill -KILL "$BG_PID"
 	wait "$BG_PID" || true
 	cell h -c 'print(x)'
@@ -229,11 +225,7 @@ while True: pass'
 	expect_stdout 1
 	# a second call while one runs waits for it (one state, one cell at a time)
 	bg_cpy_session -c 'import time; print("in", flush=True); time.sleep(1); x = 2'
-	for _ in $(seq 100); do
-		grep -q in "$BATS_TEST_TMPDIR/bg.out" && break
-		sleep 0.05
-	done
-	grep -q in "$BATS_TEST_TMPDIR/bg.out"
+	until_ok 10 grep -q in "$BATS_TEST_TMPDIR/bg.out"
 	cell h -c 'print(x)'
 	expect_status 0
 	expect_stdout 2
