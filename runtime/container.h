@@ -104,6 +104,15 @@ struct exec_opts
      standby whose /work may still have another mount put over it, and Landlock's
      rules hold to the directories that exist when they are made */
   struct landlock_plan *deferred_landlock;
+  /* with in_process, not NULL: the parent side does not wait but returns once the
+     copy has joined, with its pid and a pidfd of it here, for the caller to reap (a
+     long-lived caller such as the zygote of `serve`, which forks each run's process
+     straight into its sandbox: one copy of the interpreter per run, not two) */
+  pid_t *spawned_pid;
+  int *spawned_pidfd;
+  /* with in_process, not NULL: four fds of the caller's that become the copy's 0 to 3
+     (stdin, stdout, stderr, the warm run's channel) before it closes the rest */
+  const int *child_fds;
   /* out, in the foreground when not NULL: the program's rusage (with what it
      waited for) and the signal that ended it (0 if it exited) */
   struct rusage *rusage;

@@ -286,6 +286,60 @@ prepare_seccomp (struct exec_ctx *e, struct sbx_ctx *ctx, struct sbx_error *err)
 
 /* ------------------------------------------------------------- the child */
 
+/* exec_opts.child_fds, in the copy: they become its 0 to 3. Each is first copied
+   above 3, so that one of them that is already among 0 to 3 is not overwritten by
+   another's dup2; the originals are closed with the rest of the caller's fds. */
+static int
+install_child_fds (const int fds[4], struct sbx_error *err)
+{
+  int moved[4];
+  for (int i = 0; i < 4; i++)
+    if ((moved[i] = fcntl (fds[i], F_DUPFD, 4)) < 0)
+      return sbx_error_set (err, errno, "exec: the process's fd %d", i);
+  for (int i = 0; i < 4; i++)
+    {
+      if (dup2 (moved[i], i) < 0)
+        return sbx_error_set (err, errno, "exec: the process's fd %d", i);
+      close (moved[i]);
+    }
+  return 0;
+}
+
+/* The copy. clone3 puts it in the cgroup at once (v2) and gives its pidfd. A caller
+   that runs on, a long-lived and perhaps multi-threaded process (exec_opts.
+   spawned_pidfd: the zygote of `serve`, with a numeric library's thread pool in it),
+   gets the C library's fork(), as os.fork would: its atfork handlers keep the
+   library's locks and those pools consistent in the copy, which a raw clone3 skips;
+   then a pidfd of its unreaped child, which no other process can take the pid of. */
+static pid_t
+clone_child (const struct exec_opts *o, bool into_cgroup, int cgroup_fd, int *pidfd, struct sbx_error *err)
+{
+  struct clone_args args = { .flags = CLONE_PIDFD, .pidfd = (uint64_t) (uintptr_t) pidfd, .exit_signal = SIGCHLD };
+  pid_t pid;
+  if (!o->spawned_pidfd)
+    {
+      if (into_cgroup)
+        {
+          args.flags |= CLONE_INTO_CGROUP;
+          args.cgroup = (uint64_t) cgroup_fd;
+        }
+      pid = (pid_t) syscall (SYS_clone3, &args, sizeof args);
+      return pid < 0 ? sbx_error_set (err, errno, "clone3") : pid;
+    }
+  pid = fork ();
+  if (pid <= 0)
+    return pid < 0 ? sbx_error_set (err, errno, "fork") : 0;
+  *pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (*pidfd < 0)
+    {
+      int saved = errno;
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      return sbx_error_set (err, saved, "pidfd_open %d", (int) pid);
+    }
+  return pid;
+}
+
 static int
 spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o, struct sbx_error *err)
 {
@@ -308,35 +362,33 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     .deferred_landlock = o->in_process ? o->deferred_landlock : NULL,
     .parent_fds = { e->l.state_fd, e->l.root_fd, -1, -1 },
   };
-  struct clone_args args = { 0 };
   int sv[2], saved_pid = -1, saved_time = -1, pidfd = -1;
+  bool into_cgroup = e->cg.mode == CGROUP_MODE_UNIFIED && e->cg.v2_dirfd >= 0 && !o->spawned_pidfd;
   pid_t pid;
 
+  /* with the caller's 0 to 3 open, every fd of ours is above them, out of the way
+     of the copy's dup2s onto them */
+  if (o->child_fds && fcntl (3, F_GETFD) < 0)
+    return sbx_error_set (err, EBADF, "exec: the caller's fds 0 to 3 must be open");
   if (sync_socketpair (sv, err) < 0)
     return -1;
   if ((e->pidns_fd >= 0 && spawn_enter_ns_for_children ("pid", e->pidns_fd, CLONE_NEWPID, &saved_pid, err) < 0)
       || (e->timens_fd >= 0 && spawn_enter_ns_for_children ("time", e->timens_fd, CLONE_NEWTIME, &saved_time, err) < 0))
     goto fail;
-  args.flags = CLONE_PIDFD;
-  args.pidfd = (uint64_t) (uintptr_t) &pidfd;
-  args.exit_signal = SIGCHLD;
-  if (e->cg.mode == CGROUP_MODE_UNIFIED && e->cg.v2_dirfd >= 0)
-    {
-      args.flags |= CLONE_INTO_CGROUP;
-      args.cgroup = (uint64_t) e->cg.v2_dirfd;
-    }
-  else if (e->cg.ops && e->cg.ops->enter_self)
+  if (!into_cgroup && e->cg.ops && e->cg.ops->enter_self)
     a.self_join = &e->cg; /* the child is single-threaded: it moves itself, cheaply */
-  pid = (pid_t) syscall (SYS_clone3, &args, sizeof args);
+  pid = clone_child (o, into_cgroup, e->cg.v2_dirfd, &pidfd, err);
   if (pid < 0)
-    {
-      sbx_error_set (err, errno, "clone3");
-      goto fail;
-    }
+    goto fail;
   if (pid == 0)
     {
       close (sv[0]);
       a.sync_fd = sv[1];
+      if (o->child_fds && install_child_fds (o->child_fds, err) < 0)
+        {
+          sync_send_error (sv[1], err);
+          _exit (125);
+        }
       if (!o->in_process)
         exec_child_main (&a);
       exec_child_become_in_process (&a);
@@ -346,7 +398,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
   spawn_restore_ns (&saved_pid, CLONE_NEWPID);
   spawn_restore_ns (&saved_time, CLONE_NEWTIME);
   close (sv[1]);
-  if (o->in_process)
+  if (o->in_process && !o->spawned_pidfd)
     {
       /* The fds the process keeps (0 to 2 + preserve_fds) are its own now: this side
          only waits for it, and its copies would keep the process's pipes from EOF
@@ -362,7 +414,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
   e->pid = pid;
   e->pidfd = pidfd;
   e->sync_fd = sv[0];
-  if (!(args.flags & CLONE_INTO_CGROUP) && !a.self_join && e->cg.ops && e->cg.ops->enter (&e->cg, pid, err) < 0)
+  if (!into_cgroup && !a.self_join && e->cg.ops && e->cg.ops->enter (&e->cg, pid, err) < 0)
     return -1;
   if (e->process.has_oom_score_adj && spawn_write_oom_score_adj (pid, e->process.oom_score_adj, err) < 0)
     return -1;
@@ -458,7 +510,7 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       tty_sock = sv[0];
       e.console_fd = sv[1];
     }
-  if (!o->detach)
+  if (!o->detach && !o->spawned_pidfd)
     {
       foreground_signal_set (&forwarded);
       sigprocmask (SIG_BLOCK, &forwarded, &saved_mask);
@@ -480,6 +532,16 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
     }
   if (sync_wait_exec (e.sync_fd, err) < 0)
     goto fail;
+  if (o->spawned_pidfd)
+    {
+      /* joined: the caller reaps it */
+      *o->spawned_pid = e.pid;
+      *o->spawned_pidfd = e.pidfd;
+      e.pid = -1;
+      e.pidfd = -1;
+      ret = 0;
+      goto out;
+    }
   if (o->pid_file && fs_write_pid_file (o->pid_file, e.pid, err) < 0)
     goto fail;
   if (o->detach)

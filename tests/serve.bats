@@ -341,35 +341,97 @@ except OSError as e:
 	expect_stdout served
 }
 
-@test "serve: the standbys made before the warm interpreter died serve while it cannot be started again; then clients are refused" {
+@test "serve: the warm interpreter killed: the run and the standbys it made end with it, the run saying why; then clients are refused while it cannot be started again" {
+	# each run's process is the warm interpreter's own child (one copy of it per run),
+	# which dies with it: no sandbox process outlives the one that reports how it ended
 	local wrap=$BATS_TEST_TMPDIR/python3 ok=$BATS_TEST_TMPDIR/ok z
 	printf '#!/bin/sh\n[ -e %s ] || exit 3\nexec /usr/bin/python3 "$@"\n' "$ok" >"$wrap"
 	chmod +x "$wrap"
 	touch "$ok"
 	sstart --python "$wrap" --standby 2
 	until_count 2 standby_ids
-	# each joined (its fork of the warm interpreter exists): only then is the interpreter not needed
 	no_sandbox_processes
+	start_long_run
 	rm "$ok"
 	z=$(zygote_pid)
 	kill -KILL "$z"
 	until_ok 5 grep -q "the warm interpreter ended" "$SERVE_LOG"
-	spy -c 'print("from a standby")'
-	expect_status 0
-	expect_stdout "from a standby"
-	spy -c 'print("from the other")'
-	expect_status 0
-	expect_stdout "from the other"
-	# none is left, and none can be made
+	wait_bg "$BG_PID"
+	[ "$bg_status" -eq 125 ] || { echo "the run in progress ended with $bg_status" >&2; return 1; }
+	has "$(cat "$BATS_TEST_TMPDIR/long.err")" "the warm interpreter's fork ended without a word"
+	refute grep -q finished "$BATS_TEST_TMPDIR/long.out"
+	# nothing of them is left, and none can be made
+	STANDBYS=0
+	no_containers
+	no_sandbox_processes
 	spy -c 'print("none")'
 	expect_status 125
 	has "$stderr" "the warm interpreter could not be started"
-	STANDBYS=0
-	no_containers
 	touch "$ok"
 	spy -c 'print("again")'
 	expect_status 0
 	expect_stdout again
+}
+
+@test "serve: one copy of the warm interpreter per run: the run's process is the interpreter's own child, inside the sandbox; nothing of it waits outside" {
+	sstart --standby 0
+	start_long_run
+	local z kids k
+	z=$(zygote_pid)
+	kids=$(ps -o pid= --ppid "$z")
+	[ "$(grep -c . <<<"$kids")" -eq 1 ] || { echo "the warm interpreter's children: $kids" >&2; ps -o pid=,uid=,args= --ppid "$z" | cut -c1-100 >&2; return 1; }
+	k=$(echo $kids)
+	# in the sandbox's pid namespace, as the sandbox user, its parent outside it
+	[ "$(readlink "/proc/$k/ns/pid")" != "$(readlink "/proc/$z/ns/pid")" ] || { echo "$k is in the host's pid namespace" >&2; return 1; }
+	[ "$(ps -o uid= -p "$k" | tr -d ' ')" = "$HOST_ID" ] || { echo "$k is not the sandbox user's" >&2; return 1; }
+	# the sandbox user's processes: the sandbox's init and the run's process, no other
+	[ "$(ps -o pid= -u "$HOST_ID" | grep -c .)" -eq 2 ] || { ps -o pid=,ppid=,args= -u "$HOST_ID" | cut -c1-100 >&2; return 1; }
+	kill -TERM "$BG_PID"
+	wait_bg "$BG_PID"
+	no_containers
+}
+
+@test "serve: the warm interpreter keeps no fd of a run: after 30 runs and 5 session cells, as many as before" {
+	sstart --standby 1
+	local z before after
+	z=$(zygote_pid)
+	until_count 1 standby_ids
+	no_sandbox_processes
+	before=$(ls "/proc/$z/fd" | wc -l)
+	for _ in $(seq 30); do
+		spy -c 'print(1)'
+		expect_status 0
+	done
+	for _ in $(seq 5); do
+		py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --session s -c 'x = 1'
+		expect_status 0
+	done
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --session s --end-session
+	no_containers
+	no_sandbox_processes
+	after=$(ls "/proc/$z/fd" | wc -l)
+	[ "$after" -eq "$before" ] || { echo "fds before: $before, after: $after" >&2; ls -l "/proc/$z/fd" >&2; return 1; }
+}
+
+@test "serve: a warm interpreter with threads (pandas' numexpr pool): runs and sessions fork from it and use numexpr and numpy" {
+	# numexpr's pool has a thread per CPU the sandbox gets (at most 4): none with one
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs for numexpr's threads"
+	sstart --preload numpy,pandas --standby 1
+	local z
+	z=$(zygote_pid)
+	# the case itself: threads in the process each run is copied from
+	[ "$(ls "/proc/$z/task" | wc -l)" -gt 1 ] || { echo "the warm interpreter has one thread" >&2; return 1; }
+	for _ in 1 2 3; do
+		spy -c 'import numexpr, numpy as np; a = np.arange(1e6); print(int(numexpr.evaluate("a * 2").sum()), int((a @ a) > 0))'
+		expect_status 0
+		expect_stdout "999999000000 1"
+	done
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --session t -c 'import numexpr, numpy as np; a = np.ones(1000)'
+	expect_status 0
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --session t -c 'print(int(numexpr.evaluate("a + 1").sum()))'
+	expect_status 0
+	expect_stdout 2000
+	py_exec "$SBX_OCI" python --connect "$SERVE_SOCKET" --session t --end-session
 }
 
 # ---------------------------------------------------------------- limits
@@ -838,6 +900,23 @@ open("/tmp/t%d" % n, "w").close()
 	# each run, each standby made is a fork of it: 2 standbys, then 3 runs that each
 	# fork (--id: a sandbox of its own) and each a standby to replace the one it took
 	[ "$(grep -c "new warm interpreter" "$SERVE_LOG")" -ge 1 ]
+}
+
+@test "serve: --recycle 2 during a long run: the old warm interpreter stays until its run ends (the run is its child), and the run completes" {
+	sstart --recycle 2 --standby 0
+	local z1
+	z1=$(zygote_pid)
+	start_long_run 3
+	for _ in 1 2 3; do
+		spy -c 'print("run")'
+		expect_status 0
+	done
+	[ "$(zygote_pid)" != "$z1" ] || { echo "no new warm interpreter" >&2; return 1; }
+	kill -0 "$z1"
+	wait_bg "$BG_PID"
+	[ "$bg_status" -eq 0 ]
+	grep -qx finished "$BATS_TEST_TMPDIR/long.out"
+	until_ok 5 none_alive "$z1"
 }
 
 # ---------------------------------------------------------------- bad input

@@ -51,7 +51,6 @@
 #include "runtime/serve/wire.h"
 
 extern char **environ;
-extern const char sbx_warm_zygote_py[];
 
 enum
 {
@@ -175,121 +174,6 @@ check_host_paths (struct serve *s, struct sbx_error *err)
         host_writable_close (&h);
       }
   return 0;
-}
-
-/* libsbx-warm.so: beside the binary (the build tree), else where make install puts it. */
-static char *
-find_warm_lib (struct sbx_error *err)
-{
-  char exe[PATH_MAX];
-  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
-  const char *env = getenv ("SBX_OCI_WARM_LIB");
-  char *path;
-  if (env && *env)
-    return access (env, R_OK) == 0 ? xstrdup (env) : (sbx_error_set (err, errno, "SBX_OCI_WARM_LIB %s", env), NULL);
-  if (n > 0)
-    {
-      exe[n] = '\0';
-      *strrchr (exe, '/') = '\0';
-      path = xasprintf ("%s/libsbx-warm.so", exe);
-      if (access (path, R_OK) == 0)
-        return path;
-      free (path);
-    }
-  path = xasprintf ("%s/libsbx-warm.so", SBX_PKGLIBDIR);
-  if (access (path, R_OK) == 0)
-    return path;
-  sbx_error_set (err, errno, "serve: %s (libsbx-warm.so) is not there: it is built and installed with sbx-oci", path);
-  free (path);
-  return NULL;
-}
-
-/* ------------------------------------------------------ the warm interpreter */
-
-static int
-zygote_start (struct serve *s, struct sbx_error *err)
-{
-  int sv[2];
-  pid_t pid;
-  char threads[32];
-  char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/", NULL, NULL, NULL, NULL, NULL };
-  /* its program on fd 4 (a sealed memfd), not in its argv: the forks' command line is
-     the interpreter's, and /proc/PID/cmdline stays short */
-  char *argv[] = { s->python, "-s", "-E", "-c",
-                   "import os; exec(compile(os.pread(4, 1 << 22, 0), '<sbx-oci-zygote>', 'exec'))",
-                   "3", s->lib, (char *) (s->preload ? s->preload : ""), NULL };
-  int program = memfd_create ("sbx-oci-zygote", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  char buf[16];
-  struct pollfd pfd;
-  ssize_t got;
-  /* the thread counts the sandboxes get: numeric libraries size their pools at import */
-  snprintf (threads, sizeof threads, "%u", s->p.lib_threads ? s->p.lib_threads : 1);
-  {
-    static const char *const vars[] = { "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                        "NUMEXPR_NUM_THREADS" };
-    for (size_t i = 0; i < ARRAY_SIZE (vars); i++)
-      env[3 + i] = xasprintf ("%s=%s", vars[i], threads);
-  }
-  if (program < 0)
-    return sbx_error_set (err, errno, "serve: memfd_create");
-  fd_write_all (program, sbx_warm_zygote_py, strlen (sbx_warm_zygote_py));
-  if (fcntl (program, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0
-      || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-    {
-      close (program);
-      return sbx_error_set (err, errno, "serve: the warm interpreter's program");
-    }
-  pid = fork ();
-  if (pid < 0)
-    return sbx_error_set (err, errno, "serve: fork");
-  if (pid == 0)
-    {
-      sigset_t none;
-      int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-      sigemptyset (&none);
-      sigprocmask (SIG_SETMASK, &none, NULL);
-      prctl (PR_SET_PDEATHSIG, SIGKILL);
-      if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0 || dup2 (sv[1], 3) < 0
-          || dup2 (program, 4) < 0 || chdir ("/") < 0)
-        _exit (127);
-      /* nothing else of ours or of our caller's: the forks would carry it */
-      syscall (SYS_close_range, 5, ~0U, 0);
-      execve (s->python, argv, env);
-      _exit (127);
-    }
-  for (size_t i = 3; env[i]; i++)
-    free (env[i]);
-  close (sv[1]);
-  close (program);
-  /* ready once it has imported what it preloads */
-  pfd = (struct pollfd) { .fd = sv[0], .events = POLLIN };
-  if (poll (&pfd, 1, 120000) <= 0 || (got = recv (sv[0], buf, sizeof buf, 0)) != 5 || memcmp (buf, "READY", 5) != 0)
-    {
-      kill (pid, SIGKILL);
-      waitpid (pid, NULL, 0);
-      close (sv[0]);
-      return sbx_error_set (err, 0, "serve: the warm interpreter %s did not start (preload: %s; its error is above)",
-                            s->python, s->preload ? s->preload : "none");
-    }
-  s->zygote_fd = sv[0];
-  s->zygote_pid = pid;
-  s->zygote_runs = 0;
-  s->standby_failures = 0; /* a new interpreter: standbys may work again */
-  return 0;
-}
-
-static void
-zygote_stop (struct serve *s)
-{
-  if (s->zygote_fd >= 0)
-    close (s->zygote_fd); /* it exits at EOF */
-  s->zygote_fd = -1;
-  if (s->zygote_pid > 0)
-    {
-      kill (s->zygote_pid, SIGKILL);
-      waitpid (s->zygote_pid, NULL, 0);
-    }
-  s->zygote_pid = -1;
 }
 
 /* ------------------------------------------------------------- a run */
@@ -459,40 +343,11 @@ refuse (struct serve *s, int client, const char *why)
   slog (s, "refused a connection: %s", why);
 }
 
-/* Every --recycle runs, a new warm interpreter: forks of one process share its
-   address-space layout. The old one serves the workers that already hold its socket
-   and exits when the last of them has let go of it (EOF); its end is no restart. */
-static void
-recycle_zygote (struct serve *s)
-{
-  int old_fd = s->zygote_fd;
-  pid_t old_pid = s->zygote_pid;
-  struct sbx_error err = { 0 };
-  if (!s->recycle || s->zygote_runs < s->recycle)
-    return;
-  s->zygote_fd = -1;
-  s->zygote_pid = -1;
-  if (zygote_start (s, &err) < 0)
-    {
-      _cleanup_free_ char *msg = sbx_error_string (&err);
-      slog (s, "recycling the warm interpreter failed (keeping it): %s", msg);
-      sbx_error_clear (&err);
-      s->zygote_fd = old_fd;
-      s->zygote_pid = old_pid;
-      s->zygote_runs = 0;
-      return;
-    }
-  close (old_fd);
-  s->retired = xrealloc (s->retired, (s->n_retired + 1) * sizeof *s->retired);
-  s->retired[s->n_retired++] = old_pid;
-  slog (s, "a new warm interpreter after %u runs (the old one ends with its last run)", s->recycle);
-}
-
 static void
 start_worker (struct serve *s, int client)
 {
   pid_t pid;
-  recycle_zygote (s);
+  zygote_recycle (s);
   pid = fork ();
   if (pid < 0)
     {
@@ -516,7 +371,7 @@ fill_standbys (struct serve *s)
     {
       int sv[2];
       pid_t pid;
-      recycle_zygote (s);
+      zygote_recycle (s);
       if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return;
       pid = fork ();
@@ -894,7 +749,7 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
   sigset_t set;
   s->log_fd = dup (2);
   s->python = s->p.python ? xstrdup (s->p.python) : sandbox_default_python (err);
-  if (s->log_fd < 0 || !s->python || !(s->lib = find_warm_lib (err)) || check_host_paths (s, err) < 0)
+  if (s->log_fd < 0 || !s->python || !(s->lib = warm_lib_find (err)) || check_host_paths (s, err) < 0)
     return -1;
   /* standbys become workers when stopping */
   s->workers = xmalloc0 ((s->max_runs + s->standby_max) * sizeof *s->workers);

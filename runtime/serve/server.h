@@ -1,4 +1,4 @@
-/* `sbx-oci serve`: the server (server.c), what its workers do with a request
+/* `sbx-oci serve`: the server (server.c), its warm interpreter (interpreter.c), what its workers do with a request
  * (worker.c) and the routing of sessions' calls (session_route.c). */
 #ifndef SBX_SERVE_SERVER_H
 #define SBX_SERVE_SERVER_H
@@ -58,6 +58,15 @@ struct serve
   pid_t *sessions;            /* those workers (not runs: no --max-runs slot) */
   unsigned n_sessions;
 };
+
+/* interpreter.c */
+/* libsbx-warm.so: beside the binary (the build tree), else where make install puts it. */
+char *warm_lib_find (struct sbx_error *err);
+/* The warm interpreter started (ready once it has imported the preload). */
+int zygote_start (struct serve *s, struct sbx_error *err);
+void zygote_stop (struct serve *s);
+/* A new one if the current one has made --recycle runs. */
+void zygote_recycle (struct serve *s);
 
 /* worker.c */
 /* A line in the server's log. */

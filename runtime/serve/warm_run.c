@@ -72,8 +72,10 @@ take_outcome (struct python_run *r, struct sbx_error *err)
     }
   if (r->client_gone)
     return sbx_error_set (err, 0, "the client hung up: the run was ended");
-  return sbx_error_set (err, 0, "the warm interpreter did not run the program: %s",
-                        r->warm_error ? r->warm_error : "no report");
+  /* the server's failure, not the program's: 125, as a sandbox that could not be set up */
+  sbx_error_set (err, 0, "the warm interpreter did not run the program: %s", r->warm_error ? r->warm_error : "no report");
+  err->exit_hint = SBX_EXIT_SETUP;
+  return -1;
 }
 
 /* The program and its stdin, to the joined fork on the run channel. */

@@ -2,7 +2,7 @@
 #   python3 -s -E -c 'import os; exec(compile(os.pread(4, ...), ...))' 3 LIB PRELOAD
 # with this file on fd 4, its socket on fd 3 and the environment a sandbox gets). It
 # imports the preload modules once, then forks once per run. The fork joins that
-# run's sandbox through libsbx-warm.so (runtime/warm/warm_enter.c: the engine's
+# run's sandbox through libsbx-warm.so (runtime/warm/warm_spawn.c: the engine's
 # `exec`, without the exec) and, once it is the sandbox's process, waits on its run
 # channel for the program, which it runs as `python3` would have. The server may have
 # the fork join before any client asked (a standby, runtime/serve/warm_run.c).
@@ -22,6 +22,7 @@ import json
 import os
 import resource
 import runpy
+import select
 import shutil
 import signal
 import socket
@@ -218,7 +219,7 @@ def receive_program():
 
 
 def restrict():
-    """The sandbox's Landlock rules, which the join left to this process (warm_enter.c):
+    """The sandbox's Landlock rules, which the join left to this process (warm_spawn.c):
     applied before any program runs. A failure ends the run: fail closed."""
     err = ctypes.create_string_buffer(1024)
     if RESTRICT(err, len(err)) != 0:
@@ -673,68 +674,146 @@ def remove_file(parts, fds):
 FILE_OP_FNS = {b"PUT": put_file, b"GET": get_file, b"LS": list_files, b"RM": remove_file}
 
 
-def serve_runs(sock, enter):
-    while True:
+# The runs' processes, which are this process's children (sbx_warm_spawn): pid -> the
+# status pipe their worker reads ("OK CODE SIGNAL USER_US SYSTEM_US MAXRSS_KIB", the
+# rusage with what each waited for).
+CHILDREN = {}
+
+
+def serve_runs(sock, spawn):
+    """Each RUN or SES (a state root and a container id, and five fds: stdin, stdout,
+    stderr, the run channel, the status pipe) becomes a child of this process, straight
+    inside that sandbox; SIGCHLD wakes the loop to reap them and say how they ended.
+    At EOF (the server and its workers are gone) no more come; this process stays
+    until its last child is reaped, since its children die with it (a parent-death
+    signal: a sandbox's process never outlives the one that reports it)."""
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    poller.register(wake_r, select.POLLIN)
+    listening = True
+    while listening or CHILDREN:
+        for fd, _ in poller.poll():
+            if fd == wake_r:
+                while True:
+                    try:
+                        if not os.read(wake_r, 512):
+                            break
+                    except BlockingIOError:
+                        break
+                reap()
+            elif listening and not receive_run(sock, spawn):
+                listening = False
+                poller.unregister(sock)
+        reap()  # a child that ended between the spawn and the wakeup's registration
+    os._exit(0)
+
+
+def receive_run(sock, spawn):
+    """One message of the server's or a worker's; False at EOF."""
+    try:
+        msg, fds, _, _ = socket.recv_fds(sock, 4096, 5)
+    except InterruptedError:
+        return True
+    if not msg:
+        return False
+    parts = msg.split(b"\0")
+    if len(fds) != 5 or len(parts) < 3 or parts[0] not in (b"RUN", b"SES"):
+        for fd in fds:
+            os.close(fd)
+        return True
+    spawn_run(parts, fds, sock, spawn)
+    return True
+
+
+def spawn_run(parts, fds, sock, spawn):
+    """The run's process: a copy of this one, made by the library's fork() inside the
+    sandbox's pid namespace, with the interpreter's fork hooks around it as os.fork
+    has them (the thread states, the import lock, os.register_at_fork's: random's
+    reseeding)."""
+    stdin, stdout, stderr, channel, status_fd = fds
+    err = ctypes.create_string_buffer(1024)
+    ctypes.pythonapi.PyOS_BeforeFork()
+    pid = spawn(parts[1], parts[2], (ctypes.c_int * 4)(stdin, stdout, stderr, channel), err, len(err))
+    if pid == 0:
+        ctypes.pythonapi.PyOS_AfterFork_Child()
+        become_run(parts[0], sock)
+    ctypes.pythonapi.PyOS_AfterFork_Parent()
+    for fd in (stdin, stdout, stderr, channel):
+        os.close(fd)
+    if pid < 0:
+        say(status_fd, b"ERR " + err.value + b"\n")
+        os.close(status_fd)
+        return
+    CHILDREN[pid] = status_fd
+
+
+def become_run(kind, sock):
+    """In the run's process, joined: the sandbox's process from here on."""
+    signal.set_wakeup_fd(-1)  # its fd was closed in the join: a signal must not write to a reused one
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    CHILDREN.clear()  # other runs' pids and fds
+    sock.detach()  # closed in the join
+    global CHANNEL
+    CHANNEL = socket.socket(fileno=3)
+    os.set_inheritable(3, False)  # the channel is not for the programs it starts
+    run_session() if kind == b"SES" else run_program()
+    os._exit(0)
+
+
+def reap():
+    while CHILDREN:
         try:
-            msg, fds, _, _ = socket.recv_fds(sock, 4096, 5)
-        except InterruptedError:
-            continue
-        if not msg:
-            os._exit(0)  # the server is gone
-        parts = msg.split(b"\0")
-        if len(fds) != 5 or len(parts) < 3 or parts[0] not in (b"RUN", b"SES"):
-            for fd in fds:
-                os.close(fd)
-            continue
-        if os.fork():
-            for fd in fds:
-                os.close(fd)
-            continue
-        # the fork that joins the run
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        sock.close()
-        stdin, stdout, stderr, channel, status_fd = fds
-        for fd, to in ((stdin, 0), (stdout, 1), (stderr, 2), (channel, 3)):
-            os.dup2(fd, to)
-        for fd in (stdin, stdout, stderr, channel):
-            if fd > 3:
-                os.close(fd)
-        info = (ctypes.c_longlong * 5)()
-        err = ctypes.create_string_buffer(1024)
-        global CHANNEL
-        CHANNEL = socket.socket(fileno=3)
-        r = enter(parts[1], parts[2], info, err, len(err))
-        if r == 0:
-            os.set_inheritable(3, False)  # the channel is not for the programs it starts
-            run_session() if parts[0] == b"SES" else run_program()
-        CHANNEL.detach()  # the join closed it on this side
-        try:
-            os.write(status_fd, b"OK %d %d %d %d %d\n" % tuple(info) if r == 1 else b"ERR " + err.value + b"\n")
-        except OSError:
-            pass  # the worker is gone (its client hung up): nobody to tell
-        os._exit(0)
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        report(pid, status, usage)
+
+
+def report(pid, status, usage):
+    """How a run's process ended, to its worker: the status as the runtime reports it
+    (128+N for signal N), the signal, its CPU time and largest RSS."""
+    status_fd = CHILDREN.pop(pid, None)
+    if status_fd is None:
+        return
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+    code = 128 + sig if sig else os.waitstatus_to_exitcode(status)
+    say(status_fd, b"OK %d %d %d %d %d\n" % (code, sig, int(usage.ru_utime * 1e6), int(usage.ru_stime * 1e6),
+                                                usage.ru_maxrss))
+    os.close(status_fd)
+
+
+def say(fd, msg):
+    try:
+        os.write(fd, msg)
+    except OSError:
+        pass  # the worker is gone (its client hung up): nobody to tell
 
 
 def main():
     fd, lib, preload = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     os.close(4)  # this program, read
+    # a status pipe per live run: sessions by the thousand
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     install_figure_capture()
     for name in filter(None, preload.split(",")):
         __import__(name)
     global RESTRICT
     dll = ctypes.PyDLL(lib)
-    enter = dll.sbx_warm_enter  # PyDLL: the GIL stays held across the fork in it
+    spawn = dll.sbx_warm_spawn  # PyDLL: the GIL stays held across the clone in it
     RESTRICT = dll.sbx_warm_restrict
     RESTRICT.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     RESTRICT.restype = ctypes.c_int
-    enter.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_char_p,
+    spawn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
                       ctypes.c_size_t]
-    enter.restype = ctypes.c_int
+    spawn.restype = ctypes.c_int
     sock = socket.socket(fileno=fd)
-    # the forks report to the server, not to us
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     sock.send(b"READY")
-    serve_runs(sock, enter)
+    serve_runs(sock, spawn)
 
 
 main()
