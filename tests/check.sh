@@ -19,7 +19,8 @@
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
 #   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
 #   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
-#            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) in the same kind,
+#            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) and warm runs
+#            through `serve` (tests/vm/serve-check.sh) in the same kind,
 #            and tests/vm/run-crun-v2.sh: crun's cgroup test files there (their v2 cases)
 #   clients  tests/clients/run.sh: podman and containerd driving sbx-oci (when present)
 #   kubernetes  tests/kubernetes/run.sh: a single-node Kubernetes 1.20 (built from

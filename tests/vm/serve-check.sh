@@ -1,0 +1,61 @@
+#!/bin/sh
+# serve-check.sh SBX_OCI: warm runs on a pure cgroup v2 host, inside the QEMU guest of
+# run-python-check.sh. There the warm interpreter forks each run's process without
+# clone3's CLONE_INTO_CGROUP (runtime/container_exec.c: clone_child) and the process
+# is moved into its sandbox's cgroup by pid: a run must be in its cgroup (its
+# /proc/self/cgroup, and a --memory limit that OOM-kills it), a session's cell too.
+# libsbx-warm.so is beside SBX_OCI. Prints what failed; exit 1 then.
+set -u
+sbx=$1
+dir=$(mktemp -d /tmp/serve-check.XXXXXX) || exit 1
+sock=$dir/s.sock
+fail=0
+"$sbx" serve --socket "$sock" --standby 1 >"$dir/serve.log" 2>&1 &
+server=$!
+i=0
+until grep -q "listening on" "$dir/serve.log"; do
+	i=$((i + 1))
+	if [ $i -gt 600 ] || ! kill -0 $server 2>/dev/null; then
+		echo "serve-check: the server did not start:" >&2
+		cat "$dir/serve.log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+check() { # WHAT EXPECTED GOT
+	if [ "$2" != "$3" ]; then
+		echo "serve-check: $1: expected '$2', got '$3'" >&2
+		fail=1
+	fi
+}
+
+# a run that takes the standby, and one with a sandbox of its own: each in a cgroup
+# of its own (the sandbox's cgroup namespace shows it as its root)
+out=$("$sbx" python --connect "$sock" -c 'print(open("/proc/self/cgroup").read().strip())')
+check "a standby's run: its cgroup" "0::/" "$out"
+out=$("$sbx" python --connect "$sock" --memory 256M -c 'print(open("/proc/self/cgroup").read().strip())')
+check "a run with --memory: its cgroup" "0::/" "$out"
+
+# the limit holds for the warm fork: a memory bomb is OOM-killed by the cgroup
+"$sbx" python --connect "$sock" --memory 64M --result "$dir/oom.json" \
+	-c 'b = []
+while True: b.append(bytearray(1 << 20))' >/dev/null 2>&1
+check "a memory bomb under --memory 64M: exit status" 137 $?
+grep -q '"oom_killed": *true' "$dir/oom.json" || {
+	echo "serve-check: the memory bomb's result does not say oom_killed:" >&2
+	cat "$dir/oom.json" >&2
+	fail=1
+}
+
+# a session: its cells run in its sandbox's cgroup, and keep their state
+"$sbx" python --connect "$sock" --session s -c 'x = 41' >/dev/null
+out=$("$sbx" python --connect "$sock" --session s -c 'print(x + 1, open("/proc/self/cgroup").read().strip())')
+check "a session's second cell" "42 0::/" "$out"
+"$sbx" python --connect "$sock" --session s --end-session >/dev/null
+
+kill -TERM $server
+wait $server
+check "the server's exit status after SIGTERM" 0 $?
+[ $fail = 0 ] && echo "serve-check: warm runs and a session joined their cgroups; the memory limit held"
+rm -rf "$dir"
+exit $fail
