@@ -48,6 +48,7 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
+#define SPAWN_JOIN_TIMEOUT_S 30
 
 struct exec_ctx
 {
@@ -530,8 +531,23 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       *o->in_child = true;
       return 0;
     }
+  /* a caller that spawns for others (the zygote) waits a bounded time: a join that
+     hangs (a --workdir on a dead network mount) must not stop every other run */
+  if (o->spawned_pidfd)
+    {
+      struct timeval tv = { .tv_sec = SPAWN_JOIN_TIMEOUT_S };
+      setsockopt (e.sync_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    }
   if (sync_wait_exec (e.sync_fd, err) < 0)
-    goto fail;
+    {
+      if (o->spawned_pidfd && (err->errnum == EAGAIN || err->errnum == EWOULDBLOCK))
+        {
+          sbx_error_clear (err);
+          sbx_error_set (err, ETIMEDOUT, "exec: the process did not join container %s within %d s", o->id,
+                         SPAWN_JOIN_TIMEOUT_S);
+        }
+      goto fail;
+    }
   if (o->spawned_pidfd)
     {
       /* joined: the caller reaps it */

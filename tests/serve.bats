@@ -373,6 +373,48 @@ except OSError as e:
 	expect_stdout again
 }
 
+@test "serve: nothing of a run is in the memory later runs are copied from: its code, --env and workdir path, which the warm interpreter reads in its config, are not in a later run's memory" {
+	# The warm interpreter reads each run's container config (the program's arguments,
+	# --env values, host paths) to fork the run's process into it, and a later run is
+	# a copy of the interpreter's memory, which it can read (/proc/self/mem). The
+	# canary is given as two halves and never put together in the scanning runs.
+	sstart --standby 1
+	local a b scan
+	a=sbxcanary$RANDOM$RANDOM
+	b=x$RANDOM$RANDOM
+	mkdir "$BATS_TEST_TMPDIR/w-$a$b"
+	cpy --env "CANARY_ENV=e-$a$b" --workdir "$BATS_TEST_TMPDIR/w-$a$b" -c "s = 'c-$a$b'; print(len(s))"
+	expect_status 0
+	scan='import os, sys
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+mem = os.open("/proc/self/mem", os.O_RDONLY)
+hits = []
+for line in open("/proc/self/maps"):
+    f = line.split()
+    if "r" not in f[1] or (len(f) > 5 and f[5] in ("[vvar]", "[vsyscall]")):
+        continue
+    lo, hi = (int(x, 16) for x in f[0].split("-"))
+    try:
+        data = os.pread(mem, hi - lo, lo)
+    except OSError:
+        continue
+    i = data.find(a)
+    while i >= 0:
+        if data[i + len(a):i + len(a) + len(b)] == b:
+            hits.append(f[5] if len(f) > 5 else "anonymous")
+        i = data.find(a, i + 1)
+print(len(hits), hits[:5])'
+	# two later runs, each with a sandbox of its own (its config read as the first one's was)
+	cpy -c "$scan" "$a" "$b"
+	expect_status 0
+	expect_stdout "0 []"
+	cpy -c "$scan" "$a" "$b"
+	expect_stdout "0 []"
+	# and one that takes the standby made meanwhile
+	spy -c "$scan" "$a" "$b"
+	expect_stdout "0 []"
+}
+
 @test "serve: one copy of the warm interpreter per run: the run's process is the interpreter's own child, inside the sandbox; nothing of it waits outside" {
 	sstart --standby 0
 	start_long_run

@@ -7,10 +7,13 @@
 # channel for the program, which it runs as `python3` would have. The server may have
 # the fork join before any client asked (a standby, runtime/serve/warm_run.c).
 #
-# What passes through this process is only what names a run (its state root and
-# container id) and fds: the program, its arguments and its environment come on the
-# run channel, which only the fork reads, once inside. Nothing of one run is in the
-# memory that the next run's fork starts from.
+# What passes through this process is what names a run (its state root and container
+# id) and fds; the program, its arguments and its environment come on the run channel,
+# which only the fork reads, once inside. To fork the run's process into its sandbox
+# the library reads the container's state and config here (which may carry the run's
+# arguments, --env values and host paths), and overwrites what it read as it frees it
+# (warm_spawn.c: glibc's M_PERTURB, without the per-thread cache; its stack cleared).
+# Nothing of one run is in the memory that the next run's fork starts from.
 import ast
 import atexit
 import base64
@@ -674,6 +677,11 @@ def remove_file(parts, fds):
 FILE_OP_FNS = {b"PUT": put_file, b"GET": get_file, b"LS": list_files, b"RM": remove_file}
 
 
+# os.fork's hooks, around the library's fork: PyOS_BeforeFork, PyOS_AfterFork_Child,
+# PyOS_AfterFork_Parent
+FORK_HOOKS = (ctypes.pythonapi.PyOS_BeforeFork, ctypes.pythonapi.PyOS_AfterFork_Child,
+              ctypes.pythonapi.PyOS_AfterFork_Parent)
+
 # The runs' processes, which are this process's children (sbx_warm_spawn): pid -> the
 # status pipe their worker reads ("OK CODE SIGNAL USER_US SYSTEM_US MAXRSS_KIB", the
 # rusage with what each waited for).
@@ -690,6 +698,9 @@ def serve_runs(sock, spawn):
     wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    # SA_RESTART: a child's end must not fail a spawn's blocking calls (its flock of
+    # the state dir, its waits) with EINTR; the poll below is woken by the wakeup fd
+    signal.siginterrupt(signal.SIGCHLD, False)
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     poller.register(wake_r, select.POLLIN)
@@ -735,16 +746,19 @@ def spawn_run(parts, fds, sock, spawn):
     reseeding)."""
     stdin, stdout, stderr, channel, status_fd = fds
     err = ctypes.create_string_buffer(1024)
-    ctypes.pythonapi.PyOS_BeforeFork()
-    pid = spawn(parts[1], parts[2], (ctypes.c_int * 4)(stdin, stdout, stderr, channel), err, len(err))
+    child_fds = (ctypes.c_int * 4)(stdin, stdout, stderr, channel)
+    before, after_child, after_parent = FORK_HOOKS
+    before()
+    pid = spawn(parts[1], parts[2], child_fds, err, len(err))
     if pid == 0:
-        ctypes.pythonapi.PyOS_AfterFork_Child()
+        after_child()  # first: no other Python code before the interpreter's own reset
         become_run(parts[0], sock)
-    ctypes.pythonapi.PyOS_AfterFork_Parent()
+    after_parent()
     for fd in (stdin, stdout, stderr, channel):
         os.close(fd)
     if pid < 0:
         say(status_fd, b"ERR " + err.value + b"\n")
+        ctypes.memset(err, 0, len(err))  # it may name what the run's config holds
         os.close(status_fd)
         return
     CHILDREN[pid] = status_fd
