@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oci/seccomp_config.h"
@@ -432,6 +434,33 @@ fail:
   return -1;
 }
 
+/* A caller that spawns for others (the zygote) waits a bounded time, whatever signals
+   come meanwhile: a join that hangs (a --workdir on a dead network mount) must not stop
+   every other run. */
+static int
+await_join (int sync_fd, const char *id, struct sbx_error *err)
+{
+  struct timespec t;
+  int64_t deadline, left;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  deadline = (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000 + SPAWN_JOIN_TIMEOUT_S * 1000;
+  for (;;)
+    {
+      struct pollfd p = { .fd = sync_fd, .events = POLLIN };
+      int r;
+      clock_gettime (CLOCK_MONOTONIC, &t);
+      left = deadline - ((int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000);
+      if (left <= 0)
+        return sbx_error_set (err, ETIMEDOUT, "exec: the process did not join container %s within %d s", id,
+                              SPAWN_JOIN_TIMEOUT_S);
+      r = poll (&p, 1, (int) left);
+      if (r > 0)
+        return 0;
+      if (r < 0 && errno != EINTR)
+        return sbx_error_set (err, errno, "exec: waiting for the process to join container %s", id);
+    }
+}
+
 static void
 kill_child (struct exec_ctx *e)
 {
@@ -531,23 +560,8 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       *o->in_child = true;
       return 0;
     }
-  /* a caller that spawns for others (the zygote) waits a bounded time: a join that
-     hangs (a --workdir on a dead network mount) must not stop every other run */
-  if (o->spawned_pidfd)
-    {
-      struct timeval tv = { .tv_sec = SPAWN_JOIN_TIMEOUT_S };
-      setsockopt (e.sync_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    }
-  if (sync_wait_exec (e.sync_fd, err) < 0)
-    {
-      if (o->spawned_pidfd && (err->errnum == EAGAIN || err->errnum == EWOULDBLOCK))
-        {
-          sbx_error_clear (err);
-          sbx_error_set (err, ETIMEDOUT, "exec: the process did not join container %s within %d s", o->id,
-                         SPAWN_JOIN_TIMEOUT_S);
-        }
-      goto fail;
-    }
+  if ((o->spawned_pidfd && await_join (e.sync_fd, o->id, err) < 0) || sync_wait_exec (e.sync_fd, err) < 0)
+    goto fail;
   if (o->spawned_pidfd)
     {
       /* joined: the caller reaps it */

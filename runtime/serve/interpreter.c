@@ -55,10 +55,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
   int sv[2];
   pid_t pid;
   char threads[32];
-  /* without glibc's per-thread cache, whose frees skip M_PERTURB: what the interpreter
-     reads for a run is overwritten as it is freed (runtime/warm/warm_spawn.c) */
-  char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/",
-                  "GLIBC_TUNABLES=glibc.malloc.tcache_count=0", NULL, NULL, NULL, NULL, NULL };
+  char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/", NULL, NULL, NULL, NULL, NULL };
   /* its program on fd 4 (a sealed memfd), not in its argv: the forks' command line is
      the interpreter's, and /proc/PID/cmdline stays short */
   char *argv[] = { s->python, "-s", "-E", "-c",
@@ -74,7 +71,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
     static const char *const vars[] = { "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                         "NUMEXPR_NUM_THREADS" };
     for (size_t i = 0; i < ARRAY_SIZE (vars); i++)
-      env[4 + i] = xasprintf ("%s=%s", vars[i], threads);
+      env[3 + i] = xasprintf ("%s=%s", vars[i], threads);
   }
   if (program < 0)
     return sbx_error_set (err, errno, "serve: memfd_create");
@@ -103,7 +100,7 @@ zygote_start (struct serve *s, struct sbx_error *err)
       execve (s->python, argv, env);
       _exit (127);
     }
-  for (size_t i = 4; env[i]; i++)
+  for (size_t i = 3; env[i]; i++)
     free (env[i]);
   close (sv[1]);
   close (program);

@@ -264,8 +264,10 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
     {
       /* the fork's 0-3: stdin is sent with the program; 3 is the run channel */
       int fds[5] = { null, r->warm_out_w, r->warm_err_w, chan[1], status[1] };
-      /* a session's: its state, which forks its cells */
-      memcpy (msg, r->warm->session ? "SES" : "RUN", 4);
+      /* a session's: its state, which forks its cells; a standby's: a sandbox of the
+         server's options, whose config holds no client's data, which the warm
+         interpreter may read itself (runtime/warm/warm_spawn.c) */
+      memcpy (msg, r->warm->session ? "SES" : r->warm->await_request ? "STB" : "RUN", 4);
       memcpy (msg + 4, r->ctx->root, root_len + 1);
       memcpy (msg + 4 + root_len + 1, id, strlen (id) + 1);
       if (fd_send_with_fds (r->warm->zygote_fd, msg, len, fds, ARRAY_SIZE (fds)) < 0)

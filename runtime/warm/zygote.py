@@ -7,12 +7,10 @@
 # channel for the program, which it runs as `python3` would have. The server may have
 # the fork join before any client asked (a standby, runtime/serve/warm_run.c).
 #
-# What passes through this process is what names a run (its state root and container
-# id) and fds; the program, its arguments and its environment come on the run channel,
-# which only the fork reads, once inside. To fork the run's process into its sandbox
-# the library reads the container's state and config here (which may carry the run's
-# arguments, --env values and host paths), and overwrites what it read as it frees it
-# (warm_spawn.c: glibc's M_PERTURB, without the per-thread cache; its stack cleared).
+# What passes through this process is only what names a run (its state root and
+# container id) and fds: the program, its arguments and its environment come on the
+# run channel, which only the fork reads, once inside; a run's container config, which
+# holds the client's data, is read only by a throwaway copy (spawn_through_copy).
 # Nothing of one run is in the memory that the next run's fork starts from.
 import ast
 import atexit
@@ -686,16 +684,19 @@ FORK_HOOKS = (ctypes.pythonapi.PyOS_BeforeFork, ctypes.pythonapi.PyOS_AfterFork_
 # status pipe their worker reads ("OK CODE SIGNAL USER_US SYSTEM_US MAXRSS_KIB", the
 # rusage with what each waited for).
 CHILDREN = {}
+WAKE = ()  # the SIGCHLD wakeup pipe of serve_runs' poll
 
 
 def serve_runs(sock, spawn):
-    """Each RUN or SES (a state root and a container id, and five fds: stdin, stdout,
-    stderr, the run channel, the status pipe) becomes a child of this process, straight
-    inside that sandbox; SIGCHLD wakes the loop to reap them and say how they ended.
+    """Each STB, RUN or SES (a state root and a container id, and five fds: stdin,
+    stdout, stderr, the run channel, the status pipe) becomes a process inside that
+    sandbox: a standby's (STB) a child of this process, the others a child of a copy
+    of it (spawn_through_copy); SIGCHLD wakes the loop to reap them and say how they ended.
     At EOF (the server and its workers are gone) no more come; this process stays
     until its last child is reaped, since its children die with it (a parent-death
     signal: a sandbox's process never outlives the one that reports it)."""
-    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    global WAKE
+    wake_r, wake_w = WAKE = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     # SA_RESTART: a child's end must not fail a spawn's blocking calls (its flock of
@@ -731,14 +732,14 @@ def receive_run(sock, spawn):
     if not msg:
         return False
     parts = msg.split(b"\0")
-    if len(fds) != 5 or len(parts) < 3 or parts[0] not in (b"RUN", b"SES"):
+    if len(fds) != 5 or len(parts) < 3 or parts[0] not in (b"RUN", b"SES", b"STB"):
         for fd in fds:
             os.close(fd)
         return True
-    if parts[0] == b"SES":
-        spawn_through_copy(parts, fds, sock, spawn)
-    else:
+    if parts[0] == b"STB":
         spawn_run(parts, fds, sock, spawn)
+    else:
+        spawn_through_copy(parts, fds, sock, spawn)
     return True
 
 
@@ -761,30 +762,35 @@ def spawn_run(parts, fds, sock, spawn):
         os.close(fd)
     if pid < 0:
         say(status_fd, b"ERR " + err.value + b"\n")
-        ctypes.memset(err, 0, len(err))  # it may name what the run's config holds
         os.close(status_fd)
         return
     CHILDREN[pid] = status_fd
 
 
 def spawn_through_copy(parts, fds, sock, spawn):
-    """A session's first process: spawned by a copy of this process, which then waits
-    for it and reports how it ended. A page this process writes after a fork (what the
-    spawn frees and clears) becomes the child's own, and a session's state keeps its
-    pages for the session's life (measured: a run's process has 3.1 MiB of its own when
-    this process spawns it, 2.2 MiB through a copy). Through the copy, those writes are the copy's,
-    and the session goes on sharing this process's pages. Sessions begin once each:
-    their second copy costs little; runs come by the hundred a second and do not take it."""
+    """A run's or a session's process, spawned by a copy of this process, which then
+    waits for it and reports how it ended: two copies of the interpreter. The spawn
+    reads the container's config, which holds the client's data (the program's
+    arguments, --env values, host paths); what the engine frees stays in the memory of
+    the process that ran it, and every later run is a copy of this one: so that is the
+    copy, which ends with the run. (A page this process wrote after a fork would also
+    become the child's own: a session's state would keep it for its life.) Standbys,
+    whose sandbox holds no client's data, are spawned by this process (spawn_run)."""
     pid = os.fork()
     if pid:
         for fd in fds:
             os.close(fd)
         CHILDREN[pid] = None  # it reports by itself
         return
+    # nothing of this process's that outlives it: other runs' status pipes must reach
+    # EOF when it dies, its socket when the server lets go of it
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in [fd for fd in CHILDREN.values() if fd is not None] + list(WAKE):
+        os.close(fd)
     CHILDREN.clear()
     spawn_run(parts, fds, sock, spawn)
+    sock.close()  # after the spawn, which wants fd 3 open (the run's copy closed its own)
     if CHILDREN:
         report(*os.wait4(next(iter(CHILDREN)), 0))
     os._exit(0)
