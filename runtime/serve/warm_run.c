@@ -18,6 +18,7 @@
 #include "build-config.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,16 @@ take_outcome (struct python_run *r, struct sbx_error *err)
   sbx_error_set (err, 0, "the warm interpreter did not run the program: %s", r->warm_error ? r->warm_error : "no report");
   err->exit_hint = SBX_EXIT_SETUP;
   return -1;
+}
+
+/* A client that went away while its request waited (in the queue, or for a standby)
+   gets no run: its program is never sent. The watch's poll would see the hangup too,
+   but only once the program may already have done something. */
+static bool
+client_hung_up (int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+  return fd >= 0 && poll (&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 /* The program and its stdin, to the joined fork on the run channel. */
@@ -294,6 +305,11 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
         ret = -1;
       else if (r->watch.fg.deadline_ns && monotonic_ns () >= r->watch.fg.deadline_ns)
         ; /* a deadline already past: no program (the watch kills all at once) */
+      else if (client_hung_up (r->warm->client_fd))
+        {
+          r->client_gone = true; /* no program: the watch ends the run at once */
+          r->watch.fg.stop = true;
+        }
       else if (send_program (r, chan[0], err) < 0)
         ret = -1;
       /* kept: the fork's word that the program has ended comes on it */
