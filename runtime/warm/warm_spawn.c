@@ -24,7 +24,7 @@
  * what the engine freed: the zygote calls this itself only for a standby (a sandbox of
  * the server's options, no client's data in its config), one copy of the interpreter
  * per run; any other run's process is spawned by a throwaway copy of the zygote
- * (runtime/warm/zygote.py: spawn_through_copy). The pid namespace is entered for
+ * (runtime/warm/warm_serve.c: spawn_through_copy). The pid namespace is entered for
  * children only, and left again, in the caller. */
 #include "build-config.h"
 

@@ -10,7 +10,7 @@
 # What passes through this process is only what names a run (its state root and
 # container id) and fds: the program, its arguments and its environment come on the
 # run channel, which only the fork reads, once inside; a run's container config, which
-# holds the client's data, is read only by a throwaway copy (spawn_through_copy).
+# holds the client's data, is read only by a throwaway copy (warm_serve.c).
 # Nothing of one run is in the memory that the next run's fork starts from.
 import ast
 import atexit
@@ -174,14 +174,27 @@ def read_all(fd):
 
 
 def warm_up():
-    """What the run will do first, done once while waiting for it: in this fork, the
-    first write to a page of the interpreter's is a copy of it (the environment, the
-    streams, the compiler), which would otherwise be paid with the client waiting."""
-    reopen_stdio()
-    env = dict(os.environb)
-    os.environb.clear()
-    os.environb.update(env)
-    compile("pass", "<string>", "exec")
+    """What this process does once, while it waits for its program: in this fork, the
+    first write to a page of the interpreter's is a copy of it, which would otherwise be
+    paid with the client waiting. Every fork pays for each page it writes, so the work
+    is kept to what each must do itself: the streams and the environment are the warm
+    interpreter's own (main(): they are made once, as a run wants them)."""
+    compile("pass", "<string>", "exec")  # the compiler's first use
+    reseed_numpy()
+
+
+def reseed_numpy():
+    """numpy's legacy global generator (np.random.rand and the like) was seeded once, at
+    the preload, and the interpreter's fork hooks reseed only `random`'s: a process of
+    its own would have seeded it from the OS's entropy, and so is it, with the whole
+    MT19937 key from os.urandom. (RandomState.seed() would draw the same from the OS
+    through a SeedSequence, and write three times the pages: 172 copied against 70.)"""
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is None:
+        return
+    np = sys.modules["numpy"]
+    key = np.frombuffer(os.urandom(624 * 4), dtype=np.uint32)
+    numpy_random.mtrand._rand.set_state(("MT19937", key, 624, 0, 0.0))
 
 
 def receive_program():
@@ -285,13 +298,11 @@ def run_program():
     warm_up()
     args, env = receive_program()
     start = cpu_used()
-    os.environb.clear()
-    os.environb.update(env)
-    reopen_stdio()
-    # what the interpreter's fork hooks do not reseed: numpy's legacy global generator
-    # was seeded once, at the preload; a process of its own would have seeded it now
-    if "numpy.random" in sys.modules:
-        sys.modules["numpy.random"].seed()
+    # the warm interpreter's environment is the sandbox's: it changes only when the
+    # client changed it (--env), and a write to it copies pages
+    if env != os.environb._data:
+        os.environb.clear()
+        os.environb.update(env)
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     code = execute(args, main)
@@ -675,169 +686,44 @@ def remove_file(parts, fds):
 FILE_OP_FNS = {b"PUT": put_file, b"GET": get_file, b"LS": list_files, b"RM": remove_file}
 
 
-# os.fork's hooks, around the library's fork: PyOS_BeforeFork, PyOS_AfterFork_Child,
-# PyOS_AfterFork_Parent
-FORK_HOOKS = (ctypes.pythonapi.PyOS_BeforeFork, ctypes.pythonapi.PyOS_AfterFork_Child,
-              ctypes.pythonapi.PyOS_AfterFork_Parent)
-
-# The runs' processes, which are this process's children (sbx_warm_spawn): pid -> the
-# status pipe their worker reads ("OK CODE SIGNAL USER_US SYSTEM_US MAXRSS_KIB", the
-# rusage with what each waited for).
-CHILDREN = {}
-WAKE = ()  # the SIGCHLD wakeup pipe of serve_runs' poll
+class ForkHooks(ctypes.Structure):
+    """os.fork's hooks, which the loop calls around each of its forks."""
+    _fields_ = [("before", ctypes.c_void_p), ("after_child", ctypes.c_void_p), ("after_parent", ctypes.c_void_p)]
 
 
-def serve_runs(sock, spawn):
-    """Each STB, RUN or SES (a state root and a container id, and five fds: stdin,
-    stdout, stderr, the run channel, the status pipe) becomes a process inside that
-    sandbox: a standby's (STB) a child of this process, the others a child of a copy
-    of it (spawn_through_copy); SIGCHLD wakes the loop to reap them and say how they ended.
-    At EOF (the server and its workers are gone) no more come; this process stays
-    until its last child is reaped, since its children die with it (a parent-death
-    signal: a sandbox's process never outlives the one that reports it)."""
-    global WAKE
-    wake_r, wake_w = WAKE = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    # SA_RESTART: a child's end must not fail a spawn's blocking calls (its flock of
-    # the state dir, its waits) with EINTR; the poll below is woken by the wakeup fd
-    signal.siginterrupt(signal.SIGCHLD, False)
-    poller = select.poll()
-    poller.register(sock, select.POLLIN)
-    poller.register(wake_r, select.POLLIN)
-    listening = True
-    while listening or CHILDREN:
-        for fd, _ in poller.poll():
-            if fd == wake_r:
-                while True:
-                    try:
-                        if not os.read(wake_r, 512):
-                            break
-                    except BlockingIOError:
-                        break
-                reap()
-            elif listening and not receive_run(sock, spawn):
-                listening = False
-                poller.unregister(sock)
-        reap()  # a child that ended between the spawn and the wakeup's registration
-    os._exit(0)
+def fork_hooks():
+    return ForkHooks(*(ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
+                       for name in ("PyOS_BeforeFork", "PyOS_AfterFork_Child", "PyOS_AfterFork_Parent")))
 
 
-def receive_run(sock, spawn):
-    """One message of the server's or a worker's; False at EOF."""
-    try:
-        msg, fds, _, _ = socket.recv_fds(sock, 4096, 5)
-    except InterruptedError:
-        return True
-    if not msg:
-        return False
-    parts = msg.split(b"\0")
-    if len(fds) != 5 or len(parts) < 3 or parts[0] not in (b"RUN", b"SES", b"STB"):
-        for fd in fds:
-            os.close(fd)
-        return True
-    if parts[0] == b"STB":
-        spawn_run(parts, fds, sock, spawn)
-    else:
-        spawn_through_copy(parts, fds, sock, spawn)
-    return True
-
-
-def spawn_run(parts, fds, sock, spawn):
-    """The run's process: a copy of this one, made by the library's fork() inside the
-    sandbox's pid namespace, with the interpreter's fork hooks around it as os.fork
-    has them (the thread states, the import lock, os.register_at_fork's: random's
-    reseeding)."""
-    stdin, stdout, stderr, channel, status_fd = fds
-    err = ctypes.create_string_buffer(1024)
-    child_fds = (ctypes.c_int * 4)(stdin, stdout, stderr, channel)
-    before, after_child, after_parent = FORK_HOOKS
-    before()
-    pid = spawn(parts[1], parts[2], child_fds, err, len(err))
-    if pid == 0:
-        after_child()  # first: no other Python code before the interpreter's own reset
-        become_run(parts[0], sock)
-    after_parent()
-    for fd in (stdin, stdout, stderr, channel):
-        os.close(fd)
-    if pid < 0:
-        say(status_fd, b"ERR " + err.value + b"\n")
-        os.close(status_fd)
-        return
-    CHILDREN[pid] = status_fd
-
-
-def spawn_through_copy(parts, fds, sock, spawn):
-    """A run's or a session's process, spawned by a copy of this process, which then
-    waits for it and reports how it ended: two copies of the interpreter. The spawn
-    reads the container's config, which holds the client's data (the program's
-    arguments, --env values, host paths); what the engine frees stays in the memory of
-    the process that ran it, and every later run is a copy of this one: so that is the
-    copy, which ends with the run. (A page this process wrote after a fork would also
-    become the child's own: a session's state would keep it for its life.) Standbys,
-    whose sandbox holds no client's data, are spawned by this process (spawn_run)."""
-    pid = os.fork()
-    if pid:
-        for fd in fds:
-            os.close(fd)
-        CHILDREN[pid] = None  # it reports by itself
-        return
-    # nothing of this process's that outlives it: other runs' status pipes must reach
-    # EOF when it dies, its socket when the server lets go of it
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    for fd in [fd for fd in CHILDREN.values() if fd is not None] + list(WAKE):
-        os.close(fd)
-    CHILDREN.clear()
-    spawn_run(parts, fds, sock, spawn)
-    sock.close()  # after the spawn, which wants fd 3 open (the run's copy closed its own)
-    if CHILDREN:
-        report(*os.wait4(next(iter(CHILDREN)), 0))
-    os._exit(0)
+def serve_runs(sock, serve):
+    """Each STB, RUN or SES the server or a worker sends becomes a process inside that
+    sandbox, through the library's loop (runtime/warm/warm_serve.c: in C, since every
+    page this process writes after a fork is copied while the child lives). It returns
+    in a run's process, joined, with the message's kind; in this process, at EOF, once
+    the last child was reaped (its children die with it: a parent-death signal, so a
+    sandbox's process never outlives the one that reports it)."""
+    hooks = fork_hooks()
+    kind = ctypes.create_string_buffer(4)
+    ret = serve(sock.fileno(), ctypes.byref(hooks), kind)
+    if ret != 1:
+        if ret < 0:
+            os.write(2, b"sbx-oci: warm interpreter: its loop failed: %s\n" % os.strerror(ctypes.get_errno()).encode())
+        os._exit(0 if ret == 0 else 125)
+    become_run(kind.raw[:3], sock)
 
 
 def become_run(kind, sock):
     """In the run's process, joined: the sandbox's process from here on."""
-    signal.set_wakeup_fd(-1)  # its fd was closed in the join: a signal must not write to a reused one
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    CHILDREN.clear()  # other runs' pids and fds
-    sock.detach()  # closed in the join
     global CHANNEL
-    CHANNEL = socket.socket(fileno=3)
+    if sock.fileno() == 3:
+        CHANNEL = sock  # the join put the run channel where this process's socket was
+    else:
+        sock.detach()  # closed in the join
+        CHANNEL = socket.socket(fileno=3)
     os.set_inheritable(3, False)  # the channel is not for the programs it starts
     run_session() if kind == b"SES" else run_program()
     os._exit(0)
-
-
-def reap():
-    while CHILDREN:
-        try:
-            pid, status, usage = os.wait4(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        report(pid, status, usage)
-
-
-def report(pid, status, usage):
-    """How a run's process ended, to its worker: the status as the runtime reports it
-    (128+N for signal N), the signal, its CPU time and largest RSS."""
-    status_fd = CHILDREN.pop(pid, None)
-    if status_fd is None:
-        return
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-    code = 128 + sig if sig else os.waitstatus_to_exitcode(status)
-    say(status_fd, b"OK %d %d %d %d %d\n" % (code, sig, int(usage.ru_utime * 1e6), int(usage.ru_stime * 1e6),
-                                                usage.ru_maxrss))
-    os.close(status_fd)
-
-
-def say(fd, msg):
-    try:
-        os.write(fd, msg)
-    except OSError:
-        pass  # the worker is gone (its client hung up): nobody to tell
 
 
 def main():
@@ -848,18 +734,21 @@ def main():
     install_figure_capture()
     for name in filter(None, preload.split(",")):
         __import__(name)
+    # the streams a run's process has on its fds 0-2, made once here rather than in
+    # each fork; this process never reads or writes them (its own 0-2 are /dev/null
+    # and the server's log), so no fork inherits anything in them
+    reopen_stdio()
     global RESTRICT
-    dll = ctypes.PyDLL(lib)
-    spawn = dll.sbx_warm_spawn  # PyDLL: the GIL stays held across the clone in it
+    dll = ctypes.PyDLL(lib, use_errno=True)  # PyDLL: the GIL stays held in its loop and forks
+    serve = dll.sbx_warm_serve
+    serve.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p]
+    serve.restype = ctypes.c_int
     RESTRICT = dll.sbx_warm_restrict
     RESTRICT.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     RESTRICT.restype = ctypes.c_int
-    spawn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
-                      ctypes.c_size_t]
-    spawn.restype = ctypes.c_int
     sock = socket.socket(fileno=fd)
     sock.send(b"READY")
-    serve_runs(sock, spawn)
+    serve_runs(sock, serve)
 
 
 main()

@@ -40,7 +40,10 @@ serve_start() {
 	SERVE_SOCKET=$BATS_TEST_TMPDIR/sbx.sock
 	SERVE_LOG=$BATS_TEST_TMPDIR/serve.log
 	# a server of its own environment, not the first client's (a test's TMPDIR=...)
-	# (not holding bats' fd 3: a server a failed test left would keep bats waiting)
+	# (not holding bats' fd 3: a server a failed test left would keep bats waiting);
+	# its log new before it starts: an earlier server's "listening on" (a test that
+	# starts another) is not this one's, if the shell truncates the log after the check
+	rm -f "$SERVE_LOG"
 	env -u TMPDIR "$SBX_OCI" --root "$SBX_ROOT" serve --socket "$SERVE_SOCKET" "$@" >"$SERVE_LOG" 2>&1 3>&- &
 	SERVE_PID=$!
 	for _ in $(seq 300); do
