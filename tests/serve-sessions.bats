@@ -60,6 +60,30 @@ except OSError as e:
 refused"
 }
 
+@test "serve --session: numpy's and random's generators are each session's and each run's own, as a process of its own would have them" {
+	sstart --preload numpy,random
+	local code='import numpy, random; print(numpy.random.randint(1 << 62), random.getrandbits(62))'
+	cell a -c "$code"
+	expect_status 0
+	local a1=$stdout
+	cell b -c "$code"
+	expect_status 0
+	local b1=$stdout
+	spy -c "$code"
+	expect_status 0
+	local r1=$stdout
+	spy -c "$code"
+	expect_status 0
+	local r2=$stdout
+	cell a -c "$code"
+	expect_status 0
+	local a2=$stdout
+	# five draws, all different: numpy's legacy generator was seeded once, at the
+	# preload, and a fork inherits its state unless it is drawn anew
+	[ "$(printf '%s\n' "$a1" "$b1" "$r1" "$r2" "$a2" | tr ' ' '\n' | sort -u | wc -l)" -eq 10 ] ||
+		{ printf '%s\n' "$a1" "$b1" "$r1" "$r2" "$a2" >&2; return 1; }
+}
+
 @test "serve --session: a cell that crashes, calls os._exit, is OOM-killed or times out leaves the session as it was; an exception does not undo" {
 	sstart --standby 0
 	cell s --memory 256M -c 'x = 1; import ctypes'
