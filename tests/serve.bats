@@ -295,6 +295,33 @@ for i in range(300000):
 	[ "${lines[0]}" = 0 ]
 }
 
+@test "serve: a run's streams are python3's: seekable() and tell() as its stdin, stdout and stderr are (a file, a pipe), for a standby's run and one with a sandbox of its own" {
+	sstart
+	local code='import io, sys
+for s in (sys.stdin, sys.stdout, sys.stderr):
+    try:
+        s.tell()
+        t = "tell"
+    except io.UnsupportedOperation:
+        t = "unsupported"
+    except OSError as e:
+        t = "oserror"
+    print(s.seekable(), t, file=sys.stderr)'
+	local bare
+	# python3 itself with stdin a file and stdout and stderr pipes: a run's stdout and
+	# stderr are always pipes (the worker's, which caps the output)
+	bare=$(python3 -c "$code" </etc/hostname 2>&1 | cat)
+	PY_STDIN=/etc/hostname spy -c "$code"
+	expect_status 0
+	[ "$stderr" = "$bare" ] || { echo "standby's run: $stderr; python3: $bare" >&2; return 1; }
+	PY_STDIN=/etc/hostname cpy -c "$code"
+	expect_status 0
+	[ "$stderr" = "$bare" ] || { echo "own sandbox: $stderr; python3: $bare" >&2; return 1; }
+	# a pipe for stdin too
+	bare=$(echo x | python3 -c "$code" 2>&1 | cat)
+	[ "$(echo x | "$SBX_OCI" python --connect "$SERVE_SOCKET" -c "$code" 2>&1 | cat)" = "$bare" ]
+}
+
 @test "serve: a client with options of its own, or another TMPDIR, gets a sandbox made for it; the standby it reached is replaced" {
 	sstart
 	local tmp=$BATS_TEST_TMPDIR/tmp

@@ -23,7 +23,9 @@
  *
  * Every fork has the interpreter's fork hooks around it, as os.fork has them (HOOKS:
  * PyOS_BeforeFork, PyOS_AfterFork_Child, PyOS_AfterFork_Parent; the GIL is held: the
- * library is loaded with ctypes.PyDLL). Returns 1 in a run's process, joined, with its
+ * library is loaded with ctypes.PyDLL). The GIL stays held while the loop waits, so a
+ * Python thread that a preload module started does not run in the zygote (no fork
+ * has it either); C threads (numexpr's pool) are not held. Returns 1 in a run's process, joined, with its
  * KIND; 0 once SOCK reached EOF and every child was reaped (a recycled zygote stays
  * until then, since its children die with it); -1 if the loop itself failed. */
 #include "build-config.h"
@@ -88,8 +90,10 @@ say (int fd, const char *msg)
   (void) !write (fd, msg, len);
 }
 
+/* Room for one more child, made before the fork: a failure after it would leave a
+   child nobody reports (and the table's page would be written after the fork). */
 static int
-add_child (struct loop *l, pid_t pid, int status_fd)
+reserve_child (struct loop *l)
 {
   if (l->n_children == l->cap_children)
     {
@@ -100,8 +104,13 @@ add_child (struct loop *l, pid_t pid, int status_fd)
       l->children = c;
       l->cap_children = cap;
     }
-  l->children[l->n_children++] = (struct child){ pid, status_fd };
   return 0;
+}
+
+static void
+add_child (struct loop *l, pid_t pid, int status_fd)
+{
+  l->children[l->n_children++] = (struct child){ pid, status_fd };
 }
 
 /* How a run's process ended, to its worker, as the runtime reports a status. */
@@ -154,24 +163,29 @@ close_fds (const int *fds, int n)
 static int
 spawn_run (struct loop *l, const char *root, const char *id, const int fds[MSG_FDS])
 {
-  char err[1024] = "";
-  pid_t pid;
-  l->hooks->before ();
-  pid = sbx_warm_spawn (root, id, fds, err, sizeof err);
-  if (pid == 0)
+  char err[1024] = "out of memory";
+  pid_t pid = -1;
+  if (reserve_child (l) == 0)
     {
-      l->hooks->after_child (); /* first: no other Python code before the interpreter's own reset */
-      return 1;
+      l->hooks->before ();
+      pid = sbx_warm_spawn (root, id, fds, err, sizeof err);
+      if (pid == 0)
+        {
+          l->hooks->after_child (); /* first: no other Python code before the interpreter's own reset */
+          return 1;
+        }
+      l->hooks->after_parent ();
     }
-  l->hooks->after_parent ();
   close_fds (fds, 4);
-  if (pid < 0 || add_child (l, pid, fds[4]) < 0)
+  if (pid < 0)
     {
       char msg[1100];
-      snprintf (msg, sizeof msg, "ERR %s\n", pid < 0 ? err : "out of memory");
+      snprintf (msg, sizeof msg, "ERR %s\n", err);
       say (fds[4], msg);
       close (fds[4]);
+      return 0;
     }
+  add_child (l, pid, fds[4]);
   return 0;
 }
 
@@ -193,8 +207,15 @@ run_copy (struct loop *l, const char *root, const char *id, const int fds[MSG_FD
   if (spawn_run (l, root, id, fds) == 1)
     return 1;
   close (l->sock); /* after the spawn, which wants fd 3 open (the run's copy closed its own) */
-  if (l->n_children == 1 && wait4 (l->children[0].pid, &status, 0, &ru) > 0)
-    report (l->children[0].status_fd, status, &ru);
+  if (l->n_children == 1)
+    {
+      pid_t got;
+      do /* a signal (the interpreter's SIGINT handler has no SA_RESTART) must not end the wait */
+        got = wait4 (l->children[0].pid, &status, 0, &ru);
+      while (got < 0 && errno == EINTR);
+      if (got > 0)
+        report (l->children[0].status_fd, status, &ru);
+    }
   _exit (0);
 }
 
@@ -202,30 +223,40 @@ static int
 spawn_through_copy (struct loop *l, const char *root, const char *id, const int fds[MSG_FDS])
 {
   pid_t pid;
+  int fork_errno;
+  if (reserve_child (l) < 0)
+    {
+      say (fds[4], "ERR out of memory\n");
+      close_fds (fds, MSG_FDS);
+      return 0;
+    }
   l->hooks->before ();
   pid = fork ();
+  fork_errno = errno; /* before the hooks, which run Python */
   if (pid == 0)
     {
       l->hooks->after_child ();
       return run_copy (l, root, id, fds);
     }
   l->hooks->after_parent ();
-  if (pid < 0 || add_child (l, pid, -1) < 0)
+  if (pid < 0)
     {
       char msg[128];
-      snprintf (msg, sizeof msg, "ERR fork: %s\n", strerror (pid < 0 ? errno : ENOMEM));
+      snprintf (msg, sizeof msg, "ERR fork: %s\n", strerror (fork_errno));
       say (fds[4], msg);
     }
+  else
+    add_child (l, pid, -1);
   close_fds (fds, MSG_FDS);
   return 0;
 }
 
 /* One message of the server's or a worker's: 1 in a run's process (KIND set), 0 in
-   this one, -1 at EOF. */
+   this one, -1 at EOF, -2 if the socket failed. */
 static int
 receive_run (struct loop *l, char kind[4])
 {
-  char buf[4096];
+  char buf[4096 + 1];
   union
   {
     char raw[CMSG_SPACE (MSG_FDS * sizeof (int))];
@@ -233,14 +264,16 @@ receive_run (struct loop *l, char kind[4])
   } ctl;
   struct iovec iov = { buf, sizeof buf - 1 };
   struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.raw, .msg_controllen = sizeof ctl.raw };
-  int fds[MSG_FDS], n_fds = 0;
+  int fds[MSG_FDS], n_fds = 0, sent_fds = 0;
   const char *root, *id;
   ssize_t n;
   do
     n = recvmsg (l->sock, &m, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
-  if (n <= 0)
+  if (n == 0)
     return -1;
+  if (n < 0)
+    return -2;
   for (struct cmsghdr *c = CMSG_FIRSTHDR (&m); c; c = CMSG_NXTHDR (&m, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
       {
@@ -249,19 +282,21 @@ receive_run (struct loop *l, char kind[4])
           {
             int fd;
             memcpy (&fd, CMSG_DATA (c) + i * sizeof (int), sizeof fd);
+            sent_fds++;
             if (n_fds < MSG_FDS)
               fds[n_fds++] = fd;
             else
               close (fd);
           }
       }
+  /* KIND\0STATE_ROOT\0ID: three fields, the last ended by the message's end */
   buf[n] = '\0';
   root = memchr (buf, '\0', (size_t) n) ? buf + strlen (buf) + 1 : NULL;
   id = root && root < buf + n ? root + strlen (root) + 1 : NULL;
-  if (n_fds != MSG_FDS || !id || id > buf + n
+  if (sent_fds != MSG_FDS || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !id || id > buf + n
       || (strcmp (buf, "STB") != 0 && strcmp (buf, "RUN") != 0 && strcmp (buf, "SES") != 0))
     {
-      close_fds (fds, n_fds);
+      close_fds (fds, n_fds); /* not a request of ours */
       return 0;
     }
   memcpy (kind, buf, 4);
@@ -308,7 +343,9 @@ sbx_warm_serve (int sock, const struct sbx_warm_hooks *hooks, char kind[4])
               free (l.children); /* the run's process: other runs' pids */
               return 1;
             }
-          if (r < 0)
+          if (r == -2)
+            return -1; /* the server restarts the interpreter */
+          if (r == -1)
             listening = false;
         }
       reap (&l); /* also a child that ended before the pipe was read */

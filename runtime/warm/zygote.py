@@ -176,10 +176,13 @@ def read_all(fd):
 def warm_up():
     """What this process does once, while it waits for its program: in this fork, the
     first write to a page of the interpreter's is a copy of it, which would otherwise be
-    paid with the client waiting. Every fork pays for each page it writes, so the work
-    is kept to what each must do itself: the streams and the environment are the warm
-    interpreter's own (main(): they are made once, as a run wants them)."""
-    compile("pass", "<string>", "exec")  # the compiler's first use
+    paid with the client waiting (the environment, the compiler). Every fork pays for
+    each page it writes, so the work is kept to what each must do itself: stdout and
+    stderr are the warm interpreter's own (make_run_streams)."""
+    env = dict(os.environb)
+    os.environb.clear()
+    os.environb.update(env)
+    compile("pass", "<string>", "exec")
     reseed_numpy()
 
 
@@ -229,6 +232,7 @@ def receive_program():
     program, stdin = fds
     os.dup2(stdin, 0)
     os.close(stdin)
+    reopen_stdin()  # a stream caches whether its fd can seek: this one's is new
     return read_program(program)
 
 
@@ -254,12 +258,39 @@ def read_program(program):
 def reopen_stdio():
     """Streams on the run's fds 0-2, unbuffered as PYTHONUNBUFFERED makes them."""
     enc = sys.stdout.encoding if sys.stdout else "utf-8"
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
-        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=enc, errors="strict")
+    reopen_stdin(enc)
     sys.stdout = sys.__stdout__ = io.TextIOWrapper(
         io.FileIO(1, "w", closefd=False), encoding=enc, errors="strict", write_through=True)
     sys.stderr = sys.__stderr__ = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), encoding=enc, errors="backslashreplace", write_through=True)
+
+
+def reopen_stdin(enc=None):
+    enc = enc or sys.stdout.encoding or "utf-8"
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=enc, errors="strict")
+
+
+def make_run_streams():
+    """sys.stdout and sys.stderr as a run's process wants them, made once here rather
+    than in each fork: unbuffered on fds 1 and 2, which in a run are always pipes (the
+    worker's, which caps the output). A stream caches whether its fd can seek when it
+    is made (seekable(), and tell() raising io.UnsupportedOperation, as under
+    `python3 ... | cat`), so they are made while 1 and 2 are a pipe; this process's
+    own 1 and 2 (the server's log) are put back after. It never writes to them, so no
+    fork inherits anything in them. A run's stdin is made anew (reopen_stdin), a
+    cell's three streams too (cell_child)."""
+    r, w = os.pipe()
+    saved = (os.dup(1), os.dup(2))
+    try:
+        os.dup2(w, 1)
+        os.dup2(w, 2)
+        reopen_stdio()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + (r, w):
+            os.close(fd)
 
 
 def trimmed_traceback(exc):
@@ -298,11 +329,8 @@ def run_program():
     warm_up()
     args, env = receive_program()
     start = cpu_used()
-    # the warm interpreter's environment is the sandbox's: it changes only when the
-    # client changed it (--env), and a write to it copies pages
-    if env != os.environb._data:
-        os.environb.clear()
-        os.environb.update(env)
+    os.environb.clear()
+    os.environb.update(env)
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     code = execute(args, main)
@@ -734,10 +762,7 @@ def main():
     install_figure_capture()
     for name in filter(None, preload.split(",")):
         __import__(name)
-    # the streams a run's process has on its fds 0-2, made once here rather than in
-    # each fork; this process never reads or writes them (its own 0-2 are /dev/null
-    # and the server's log), so no fork inherits anything in them
-    reopen_stdio()
+    make_run_streams()
     global RESTRICT
     dll = ctypes.PyDLL(lib, use_errno=True)  # PyDLL: the GIL stays held in its loop and forks
     serve = dll.sbx_warm_serve
