@@ -36,6 +36,7 @@ import types
 ZYGOTE_FILE = "<sbx-oci-zygote>"
 CHANNEL = None  # a joined fork's run channel (fd 3), made before the join
 RESTRICT = None  # libsbx-warm.so's sbx_warm_restrict: the sandbox's Landlock rules, applied by the fork
+SET_ENVIRON = None  # libsbx-warm.so's sbx_warm_environ: the C environ, in one step
 
 # What a run or cell reports beyond its exit status (the worker puts it in the result):
 # the value of its last expression, its uncaught exception, the figures it drew. The
@@ -176,12 +177,10 @@ def read_all(fd):
 def warm_up():
     """What this process does once, while it waits for its program: in this fork, the
     first write to a page of the interpreter's is a copy of it, which would otherwise be
-    paid with the client waiting (the environment, the compiler). Every fork pays for
-    each page it writes, so the work is kept to what each must do itself: stdout and
-    stderr are the warm interpreter's own (make_run_streams)."""
-    env = dict(os.environb)
-    os.environb.clear()
-    os.environb.update(env)
+    paid with the client waiting (the compiler). Every fork pays for each page it
+    writes, so the work is kept to what each must do itself: stdout and stderr are the
+    warm interpreter's own (make_run_streams), the environment is set in one step
+    (set_environment)."""
     compile("pass", "<string>", "exec")
     reseed_numpy()
 
@@ -251,8 +250,20 @@ def read_program(program):
     os.close(program)
     n = int(words[0])
     args = [a.decode("utf-8", "surrogateescape") for a in words[1:1 + n]]
-    env = dict(kv.partition(b"=")[::2] for kv in words[1 + n:])
-    return args, env
+    return args, words[1 + n:]
+
+
+def set_environment(entries):
+    """ENTRIES ("NAME=VALUE" bytes) as the process's environment: the C environ (what
+    subprocesses and getenv see) and os.environ's dict (os.environ and os.environb
+    share it: encoded names to encoded values), each in one step, as os.environb's
+    clear() and update() would leave them (warm_environ.c says why not those)."""
+    block = b"".join(kv + b"\0" for kv in entries)
+    if SET_ENVIRON(block, len(block)) != 0:
+        raise MemoryError("the environment")
+    data = os.environb._data
+    data.clear()
+    data.update(kv.partition(b"=")[::2] for kv in entries)
 
 
 def reopen_stdio():
@@ -329,8 +340,7 @@ def run_program():
     warm_up()
     args, env = receive_program()
     start = cpu_used()
-    os.environb.clear()
-    os.environb.update(env)
+    set_environment(env)
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     code = execute(args, main)
@@ -529,8 +539,7 @@ def cell_child(words, program, stdin, stdout, stderr, main, null, commit_w):
         os.close(fd)
     report_reset(words)
     args, env = read_program(program)
-    os.environb.clear()
-    os.environb.update(env)
+    set_environment(env)
     reopen_stdio()
     code = execute(args, main)
     flush_streams()
@@ -771,6 +780,10 @@ def main():
     RESTRICT = dll.sbx_warm_restrict
     RESTRICT.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     RESTRICT.restype = ctypes.c_int
+    global SET_ENVIRON
+    SET_ENVIRON = dll.sbx_warm_environ
+    SET_ENVIRON.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    SET_ENVIRON.restype = ctypes.c_int
     sock = socket.socket(fileno=fd)
     sock.send(b"READY")
     serve_runs(sock, serve)
