@@ -37,8 +37,8 @@ sbx_warm_environ (const char *entries, size_t len)
       return -1;
     }
   memcpy (copy, entries, len);
-  for (size_t k = 0; k < len; k += strlen (copy + k) + 1)
-    env[i++] = copy + k;
+  for (size_t k = 0; k < len && i < n; k += strnlen (copy + k, len - k) + 1)
+    env[i++] = copy + k; /* an unended last string (not zygote.py's) is left out */
   environ = env;
   return 0;
 }
