@@ -23,7 +23,6 @@ import json
 import os
 import resource
 import runpy
-import select
 import shutil
 import signal
 import socket
