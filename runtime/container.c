@@ -68,6 +68,7 @@ struct container
   struct landlock_plan landlock;
   struct cgroup cg;
   bool cgroup_created;
+  bool kept_cgroup; /* create_opts.kept_cgroup is this container's */
   bool pid_file_written; /* an abort removes it: it names a container that is gone */
   struct sbx_state state;
   struct spawned child;
@@ -146,6 +147,16 @@ container_free (struct container *c)
   free (c->listen_env);
 }
 
+/* The end of a container: its cgroup removed, or a kept one emptied. */
+static int
+end_cgroup (struct container *c, struct sbx_error *err)
+{
+  if (c->kept_cgroup && c->cg.ops->release (&c->cg, err) == 0)
+    return 0;
+  sbx_error_clear (err);
+  return c->cg.ops->destroy (&c->cg, err);
+}
+
 /* Undo a partial create. Errors here are secondary: the first error is what the
  * user needs to see, so these are logged, not returned. */
 static void
@@ -156,7 +167,7 @@ container_abort (struct container *c)
   c->cg.aborting = true;
   if (c->pid_file_written)
     unlink (c->o->pid_file);
-  if (c->cgroup_created && c->cg.ops && c->cg.ops->destroy (&c->cg, &e) < 0)
+  if (c->cgroup_created && c->cg.ops && end_cgroup (c, &e) < 0)
     {
       sbx_warn (c->ctx, "cleanup: %s", e.msg);
       sbx_error_clear (&e);
@@ -335,7 +346,8 @@ plan (struct container *c, struct sbx_error *err)
                                                        c->ctx->systemd_cgroup, err);
       if (!path)
         return -1;
-      cgroup_init (&c->cg, mode, path);
+      c->kept_cgroup = c->o->kept_cgroup && (mode == CGROUP_MODE_UNIFIED ? &cgroup_v2_ops : &cgroup_v1_ops)->recycle;
+      cgroup_init (&c->cg, mode, c->kept_cgroup ? c->o->kept_cgroup : path);
       if (mode != CGROUP_MODE_UNIFIED)
         {
           c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->one_shot, c->watched);
@@ -350,6 +362,28 @@ plan (struct container *c, struct sbx_error *err)
 }
 
 /* ------------------------------------------------------- 3: state, cgroup */
+
+/* A kept cgroup found in place is recycled (cgroup_kept.c). One that cannot be (its
+   reason logged) is removed, any task in it killed (a previous container's), and
+   made anew. */
+static int
+recycle_kept (struct container *c, struct sbx_error *err)
+{
+  struct sbx_error why = { 0 };
+  struct cgroup old = c->cg;
+  if (!cgroup_was_there (&c->cg) || c->cg.ops->recycle (&c->cg, &why) == 0)
+    return 0;
+  sbx_log_write (&c->ctx->log, SBX_LOG_INFO, "%s: made anew", why.msg);
+  sbx_error_clear (&why);
+  if (c->cg.ops->destroy (&c->cg, err) < 0)
+    return -1;
+  cgroup_init (&c->cg, old.mode, old.path);
+  c->cg.v1_mask = old.v1_mask;
+  c->cg.v1_required = old.v1_required;
+  c->cg.no_clone_into = old.no_clone_into;
+  cgroup_close (&old);
+  return c->cg.ops->create (&c->cg, err);
+}
 
 static int
 claim (struct container *c, bool with_fifo, struct sbx_error *err)
@@ -383,7 +417,7 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
       bool device_rules = c->ctx->host_root;
       applied.has_devices &= device_rules;
       c->cgroup_created = true;
-      if (c->cg.ops->create (&c->cg, err) < 0
+      if (c->cg.ops->create (&c->cg, err) < 0 || (c->kept_cgroup && recycle_kept (c, err) < 0)
           || c->cg.ops->apply (&c->cg, &applied, device_rules ? &defaults : NULL, &c->ctx->log, err) < 0)
         return -1;
     }
@@ -744,7 +778,7 @@ run_cleanup (struct container *c, struct run_watch *watch)
 {
   struct sbx_error e = { 0 };
   report_oom (c, watch);
-  if (c->cg.ops && c->cgroup_created && c->cg.ops->destroy (&c->cg, &e) < 0)
+  if (c->cg.ops && c->cgroup_created && end_cgroup (c, &e) < 0)
     {
       sbx_warn (c->ctx, "cleanup: %s", e.msg);
       sbx_error_clear (&e);

@@ -31,6 +31,10 @@ struct create_opts
   size_t config_len;
   bool has_stdio;
   int stdio[3];
+  /* a cgroup path kept from one container to the next (`serve`'s slots,
+     cgroup_kept.c) instead of linux.cgroupsPath: recycled if found, emptied but left
+     at the end. Only where the backend can recycle (else ignored: the usual path). */
+  const char *kept_cgroup;
 };
 
 /* What a foreground run reports beyond its exit status (`sbx-oci python`). */

@@ -143,7 +143,7 @@ cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path)
   cg->mode = mode;
   cg->path = path ? xstrdup (path) : NULL;
   cg->owned_from = CGROUP_OWNS_NOTHING;
-  cg->v2_dirfd = -1;
+  cg->v2_dirfd = cg->v2_peak_fd = -1;
   for (int i = 0; i < CG1_COUNT; i++)
     cg->v1_dirfd[i] = cg->v1_rootfd[i] = -1;
   cg->ops = mode == CGROUP_MODE_UNIFIED ? &cgroup_v2_ops : (mode == CGROUP_MODE_NONE ? NULL : &cgroup_v1_ops);
@@ -152,6 +152,9 @@ cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path)
 void
 cgroup_drop_roots (struct cgroup *cg)
 {
+  if (cg->v2_peak_fd >= 0)
+    close (cg->v2_peak_fd);
+  cg->v2_peak_fd = -1;
   for (int i = 0; i < CG1_COUNT; i++)
     if (cg->v1_rootfd[i] >= 0)
       {

@@ -48,6 +48,17 @@ enum cgroup_v1_ctrl
   CG1_COUNT
 };
 
+struct cgroup_stats
+{
+  bool has_memory, has_oom, has_pids, has_cpu;
+  uint64_t memory_usage, memory_peak, memory_limit, memory_failcnt;
+  uint64_t memory_max_events; /* times the limit was hit */
+  uint64_t oom_kill;          /* processes killed by the OOM killer */
+  uint64_t pids_current, pids_limit; /* UINT64_MAX = max */
+  uint64_t pids_max_events;          /* forks refused at the limit (pids.events "max") */
+  uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns, cpu_throttled_periods, cpu_throttled_ns;
+};
+
 struct cgroup
 {
   enum cgroup_mode mode;
@@ -58,6 +69,9 @@ struct cgroup
 #define CGROUP_OWNS_NOTHING (1 << 20)
   /* v2 (unified, or hybrid's cgroup2 mount when used) */
   int v2_dirfd;
+  /* v2, a recycled cgroup: memory.peak, open since its reset (a reset holds only for
+     reads through the fd that wrote it); -1 */
+  int v2_peak_fd;
   /* v2: clone3(CLONE_INTO_CGROUP) would fail (pids.max 0 counts the clone itself);
    * the init is cloned outside and moved, which no pids limit stops. */
   bool no_clone_into;
@@ -69,17 +83,10 @@ struct cgroup
   uint32_t v1_mask;     /* controllers joined */
   uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
   uint32_t v1_made;     /* of those, the ones whose cgroup this create made (fresh files) */
-};
-
-struct cgroup_stats
-{
-  bool has_memory, has_oom, has_pids, has_cpu;
-  uint64_t memory_usage, memory_peak, memory_limit, memory_failcnt;
-  uint64_t memory_max_events; /* times the limit was hit */
-  uint64_t oom_kill;          /* processes killed by the OOM killer */
-  uint64_t pids_current, pids_limit; /* UINT64_MAX = max */
-  uint64_t pids_max_events;          /* forks refused at the limit (pids.events "max") */
-  uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns, cpu_throttled_periods, cpu_throttled_ns;
+  /* a kept cgroup (cgroup_kept.c) recycled for this container: its counters that
+     cannot be reset, as they were when it was adopted; stats subtract them */
+  bool has_base;
+  struct cgroup_stats base;
 };
 
 struct cgroup_ops
@@ -106,6 +113,15 @@ struct cgroup_ops
   int (*apply) (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
                 struct sbx_log *log, struct sbx_error *err);
   int (*stats) (struct cgroup *cg, struct cgroup_stats *s);
+  /* A kept cgroup that create found in place (not made), made as fresh as a new one
+     for the next container (cgroup_kept.c): no task and no sub-cgroup, not frozen,
+     what the last one charged reclaimed, the counters reset, and those that cannot
+     be taken as the baseline stats subtract (has_base). -1, ERR saying what stands in
+     the way: the caller removes it and makes a new one. NULL: the backend keeps none. */
+  int (*recycle) (struct cgroup *cg, struct sbx_error *err);
+  /* The end of a container in a kept cgroup: every task killed and gone, the cgroup
+     left for the next one. */
+  int (*release) (struct cgroup *cg, struct sbx_error *err);
 };
 
 extern const struct cgroup_ops cgroup_v1_ops;
@@ -122,8 +138,9 @@ char *cgroup_resolve_path (const char *cgroups_path, const char *id, bool system
 
 void cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path);
 void cgroup_close (struct cgroup *cg);
-/* Close and forget the v1 hierarchy roots: for a clone that closes every fd it does not
- * keep (the init), so that cgroup_close later does not close those numbers again. */
+/* Close and forget the v1 hierarchy roots and v2_peak_fd: for a clone that closes every
+ * fd it does not keep (the init), so that cgroup_close later does not close those
+ * numbers again. */
 void cgroup_drop_roots (struct cgroup *cg);
 /* Open the cgroup recorded in a container state; returns 0 with mode NONE if none. */
 int cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx_error *err);
@@ -132,13 +149,28 @@ bool cgroup_is_frozen (const struct sbx_state *s);
  * (cgroup.c says how it stays beneath). */
 int cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err);
 
+/* Kept cgroups (cgroup_kept.c): one per slot of `serve`, reused by one sandbox after
+ * another instead of made and removed with each. */
+/* True if CG's leaf was there before its create, in any hierarchy: a kept one to
+   recycle. */
+bool cgroup_was_there (const struct cgroup *cg);
+/* The counters a recycled cgroup's baseline holds, subtracted from S. */
+void cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s);
+/* PATH removed from every hierarchy it is in (best effort: a cgroup with tasks stays). */
+void cgroup_remove_everywhere (const char *path);
+/* Each cgroup directly under PARENT whose name STALE says is no one's any more
+   removed from every hierarchy. */
+void cgroup_sweep_children (const char *parent, bool (*stale) (const char *name));
+
 /* Backend parts in their own files. */
 int cgroup_v1_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
                      struct sbx_log *log, struct sbx_error *err);
 int cgroup_v2_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
                      struct sbx_log *log, struct sbx_error *err);
 int cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s);
+int cgroup_v1_recycle (struct cgroup *cg, struct sbx_error *err);
 int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
+int cgroup_v2_recycle (struct cgroup *cg, struct sbx_error *err);
 /* Only what the OOM report of a plain `run` needs (two files instead of a dozen):
  * false when the cgroup has no memory controller. */
 bool cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit);

@@ -141,6 +141,13 @@ first_subdir (int dirfd, char name[NAME_MAX + 1])
   return found;
 }
 
+bool
+cgroup_has_children (int dirfd)
+{
+  char name[NAME_MAX + 1];
+  return first_subdir (dirfd, name);
+}
+
 /* A sub-cgroup the container froze gets no SIGKILL until it thaws (v1 freezer.state,
  * v2 cgroup.freeze); whichever file is there. */
 static void
@@ -239,7 +246,7 @@ cgroup_rmdir_made (int rootfd, const char *path, int owned_from)
     }
 }
 
-static bool
+bool
 cgroup_empty (int dirfd)
 {
   pid_t *pids = NULL;

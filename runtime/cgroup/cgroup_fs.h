@@ -12,6 +12,10 @@ int cgroup_write_at (int dirfd, const char *file, const char *value, struct sbx_
 int cgroup_mkdir_path (int rootfd, const char *path, int *owned_from, int *out_fd, struct sbx_error *err);
 int cgroup_rmdir_leaf (int rootfd, const char *path);
 void cgroup_rmdir_made (int rootfd, const char *path, int owned_from);
+/* No task in dirfd's cgroup.procs (or the cgroup is gone). */
+bool cgroup_empty (int dirfd);
+/* dirfd has a sub-cgroup. */
+bool cgroup_has_children (int dirfd);
 /* Kill every task in dirfd with SIGKILL and wait (bounded) until it is empty. */
 int cgroup_drain (int dirfd, bool use_cgroup_kill, struct sbx_error *err);
 

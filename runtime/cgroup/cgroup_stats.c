@@ -37,6 +37,19 @@ read_u64 (int dirfd, const char *file, uint64_t *out)
   return true;
 }
 
+/* From an fd kept open (cgroup.v2_peak_fd). */
+static bool
+pread_u64 (int fd, uint64_t *out)
+{
+  char buf[64];
+  ssize_t n = pread (fd, buf, sizeof buf - 1, 0);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  *out = strtoull (buf, NULL, 10);
+  return true;
+}
+
 /* "key value" lines (memory.events, cpu.stat, memory.oom_control, cpuacct.stat). */
 static bool
 read_keyed (int dirfd, const char *file, const char *key, uint64_t *out)
@@ -81,6 +94,7 @@ cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s)
     s->cpu_system_ns = v * (1000000000 / (uint64_t) hz);
   read_keyed (cpu, "cpu.stat", "nr_throttled", &s->cpu_throttled_periods);
   read_keyed (cpu, "cpu.stat", "throttled_time", &s->cpu_throttled_ns);
+  cgroup_subtract_base (cg, s);
   return 0;
 }
 
@@ -91,7 +105,8 @@ cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s)
   uint64_t v;
   memset (s, 0, sizeof *s);
   s->has_memory = read_u64 (fd, "memory.current", &s->memory_usage);
-  read_u64 (fd, "memory.peak", &s->memory_peak);
+  if (cg->v2_peak_fd < 0 || !pread_u64 (cg->v2_peak_fd, &s->memory_peak))
+    read_u64 (fd, "memory.peak", &s->memory_peak);
   read_u64 (fd, "memory.max", &s->memory_limit);
   read_keyed (fd, "memory.events", "max", &s->memory_max_events);
   s->has_oom = read_keyed (fd, "memory.events", "oom_kill", &s->oom_kill);
@@ -107,6 +122,7 @@ cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s)
   read_keyed (fd, "cpu.stat", "nr_throttled", &s->cpu_throttled_periods);
   if (read_keyed (fd, "cpu.stat", "throttled_usec", &v))
     s->cpu_throttled_ns = v * 1000;
+  cgroup_subtract_base (cg, s);
   return 0;
 }
 
@@ -118,6 +134,8 @@ cgroup_oom_kills (struct cgroup *cg, uint64_t *kills, uint64_t *limit)
   *kills = *limit = 0;
   if (!read_keyed (fd, v2 ? "memory.events" : "memory.oom_control", "oom_kill", kills))
     return false;
+  if (cg->has_base)
+    *kills = *kills > cg->base.oom_kill ? *kills - cg->base.oom_kill : 0;
   if (*kills)
     read_u64 (fd, v2 ? "memory.max" : "memory.limit_in_bytes", limit);
   return true;

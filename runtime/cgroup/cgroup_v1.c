@@ -301,6 +301,18 @@ v1_destroy (struct cgroup *cg, struct sbx_error *err)
   return v1_rmdir_all (cg, err);
 }
 
+/* cgroup_ops.release: usually the tasks are gone with the pid namespace's init. */
+static int
+v1_release (struct cgroup *cg, struct sbx_error *err)
+{
+  int fd = tracking_fd (cg);
+  if (fd < 0 || cgroup_empty (fd))
+    return 0;
+  if (v1_is_frozen (cg) > 0 && v1_freeze (cg, false, err) < 0)
+    return -1;
+  return cgroup_drain (fd, false, err);
+}
+
 const struct cgroup_ops cgroup_v1_ops = {
   .apply = cgroup_v1_apply,
   .stats = cgroup_v1_stats,
@@ -313,4 +325,6 @@ const struct cgroup_ops cgroup_v1_ops = {
   .kill_all = v1_kill_all,
   .pids = v1_pids,
   .destroy = v1_destroy,
+  .recycle = cgroup_v1_recycle,
+  .release = v1_release,
 };

@@ -198,6 +198,17 @@ v2_destroy (struct cgroup *cg, struct sbx_error *err)
   return 0;
 }
 
+/* cgroup_ops.release: usually the tasks are gone with the pid namespace's init. */
+static int
+v2_release (struct cgroup *cg, struct sbx_error *err)
+{
+  if (cg->v2_dirfd < 0 || cgroup_empty (cg->v2_dirfd))
+    return 0;
+  if (v2_is_frozen (cg) > 0 && v2_freeze (cg, false, err) < 0)
+    return -1;
+  return cgroup_drain (cg->v2_dirfd, faccessat (cg->v2_dirfd, "cgroup.kill", W_OK, 0) == 0, err);
+}
+
 const struct cgroup_ops cgroup_v2_ops = {
   .apply = cgroup_v2_apply,
   .stats = cgroup_v2_stats,
@@ -209,4 +220,6 @@ const struct cgroup_ops cgroup_v2_ops = {
   .kill_all = v2_kill_all,
   .pids = v2_pids,
   .destroy = v2_destroy,
+  .recycle = cgroup_v2_recycle,
+  .release = v2_release,
 };

@@ -267,6 +267,7 @@ execute (struct python_run *r, struct sbx_error *err)
   o.config_json = r->config;
   o.config_len = r->config_len;
   o.has_stdio = true;
+  o.kept_cgroup = r->warm ? r->warm->kept_cgroup : NULL;
   if (r->warm)
     {
       /* the holder's stdio is /dev/null; the streams go to the warm fork */

@@ -84,6 +84,9 @@ struct sandbox_warm
   int idmap_userns;
   uid_t idmap_owner;
   gid_t idmap_group;
+  /* the worker's slot's cgroup, kept from one run's sandbox to the next
+     (create_opts.kept_cgroup); NULL: a cgroup of the sandbox's own */
+  const char *kept_cgroup;
 };
 
 /* ------------------------------------------------------------------ a run */

@@ -214,7 +214,7 @@ run_request (struct serve *s, int client)
   struct sbx_error err = { 0 };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = client, .python = s->python,
                                .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid (),
-                               .on_replied = tell_replied, .data = s };
+                               .on_replied = tell_replied, .data = s, .kept_cgroup = s->kept_cgroup };
   int argc, status = serve_session (s, client);
   _cleanup_free_ char **argv = NULL;
   if (status != SERVE_NOT_A_SESSION)
@@ -301,7 +301,8 @@ standby_main (struct serve *s, int ctl)
   struct sbx_error err = { 0 };
   struct sandbox_warm warm = { .zygote_fd = s->zygote_fd, .client_fd = -1, .python = s->python,
                                .idmap_userns = s->idmap_userns, .idmap_owner = geteuid (), .idmap_group = getegid (),
-                               .await_request = standby_await, .on_replied = tell_replied, .data = s };
+                               .await_request = standby_await, .on_replied = tell_replied, .data = s,
+                               .kept_cgroup = s->kept_cgroup };
   static char *placeholder[] = { "-c", "pass" };
   int argc, status;
   _cleanup_free_ char **argv = run_argv (s, placeholder, 2, &argc);
@@ -347,15 +348,21 @@ static void
 start_worker (struct serve *s, int client)
 {
   pid_t pid;
+  int slot;
   zygote_recycle (s);
+  slot = kept_slot_take (s);
   pid = fork ();
+  kept_slot_give (s, slot, pid);
   if (pid < 0)
     {
       refuse (s, client, "serve: fork failed");
       return;
     }
   if (pid == 0)
-    worker_main (s, client);
+    {
+      kept_slot_enter (s, slot);
+      worker_main (s, client);
+    }
   close (client);
   s->workers[s->n_workers++] = pid;
   s->runs++;
@@ -369,12 +376,14 @@ fill_standbys (struct serve *s)
 {
   while (s->n_standbys < s->standby_max && s->zygote_fd >= 0 && s->standby_failures < 3)
     {
-      int sv[2];
+      int sv[2], slot;
       pid_t pid;
       zygote_recycle (s);
       if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return;
+      slot = kept_slot_take (s);
       pid = fork ();
+      kept_slot_give (s, slot, pid);
       if (pid < 0)
         {
           close (sv[0]);
@@ -384,6 +393,7 @@ fill_standbys (struct serve *s)
       if (pid == 0)
         {
           close (sv[0]);
+          kept_slot_enter (s, slot);
           standby_main (s, sv[1]);
         }
       close (sv[1]);
@@ -500,6 +510,7 @@ on_notify (struct serve *s)
     return;
   if (what == 'S')
     {
+      kept_slot_free_of (s, pid); /* its sandbox stays: none to reuse */
       s->sessions = xrealloc (s->sessions, (s->n_sessions + 1) * sizeof *s->sessions);
       s->sessions[s->n_sessions++] = pid;
     }
@@ -535,6 +546,7 @@ reap (struct serve *s, struct sbx_error *err)
     {
       /* a worker killed by a signal could not delete its container (see sweep_orphans) */
       killed |= pid != s->zygote_pid && WIFSIGNALED (st);
+      kept_slot_free_of (s, pid);
       if (pid == s->zygote_pid)
         {
           s->zygote_pid = -1;
@@ -701,6 +713,7 @@ shut_down (struct serve *s)
   zygote_stop (s);
   while (waitpid (-1, NULL, WNOHANG) > 0)
     ;
+  kept_slots_remove (s);
 }
 
 /* serve's command line into S: 1 to go on, 0 after --help, -1 (ERR). */
@@ -768,6 +781,7 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
   if (*sfd < 0)
     return sbx_error_set (err, errno, "serve: signalfd");
   sweep_orphans (s);
+  kept_slots_sweep ();
   if (zygote_start (s, err) < 0 || listen_on (s, err) < 0 || serve_sessions_init (s, err) < 0)
     return -1;
   make_own_idmap (s);
@@ -834,6 +848,7 @@ close_server (struct serve *s, int sfd)
   free (s->defaults);
   free (s->workers);
   free (s->standbys);
+  free (s->kept_by);
   free (s->ending);
   free (s->queue);
   free (s->retired);

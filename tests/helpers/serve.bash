@@ -5,6 +5,7 @@ setup() {
 	requires root userns python-stack
 	setup_state
 	SERVE_PID=
+	SERVED=()
 	BG_PIDS=()
 	IPC_ID=
 	# The sandbox user's host uid: one of this test's own (--host-id), so that "no
@@ -21,9 +22,22 @@ teardown() {
 		wait "$pid" 2>/dev/null || true
 	done
 	serve_stop || rc=1
+	kept_cgroups_gone || rc=1
 	[ -z "$IPC_ID" ] || ipcrm -m "$IPC_ID" 2>/dev/null || true
 	helpers_teardown || rc=1
 	return $rc
+}
+
+# The kept cgroups of every server this test started are gone (its own when it
+# stopped, a killed one's when the next one started).
+kept_cgroups_gone() {
+	local pid left=
+	for pid in "${SERVED[@]}"; do
+		left+=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "serve-$pid-*" 2>/dev/null)
+	done
+	[ -z "$left" ] && return 0
+	echo "kept cgroups left behind: $left" >&2
+	return 1
 }
 
 # sstart [OPTIONS]: serve_start with this test's --host-id. STANDBYS: the sandboxes

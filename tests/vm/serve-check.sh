@@ -47,6 +47,28 @@ grep -q '"oom_killed": *true' "$dir/oom.json" || {
 	fail=1
 }
 
+# kept cgroups (runtime/cgroup/cgroup_kept.c): each worker slot's cgroup is recycled
+# by the next sandbox in the slot, not made anew; after the memory bomb (its processes'
+# memory freed), later runs report their own numbers, not its OOM kill or peak
+sleep 1
+before=$(stat -c %i /sys/fs/cgroup/sbx-oci/serve-$server-* 2>/dev/null | sort)
+[ -n "$before" ] || { echo "serve-check: no kept cgroup /sys/fs/cgroup/sbx-oci/serve-$server-*" >&2; fail=1; }
+for i in 1 2 3 4; do
+	"$sbx" python --connect "$sock" --result "$dir/after$i.json" -c "print(1)" >/dev/null 2>&1
+	peak=$(sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$dir/after$i.json")
+	grep -q '"oom_killed": *false' "$dir/after$i.json" && [ "${peak:-0}" -gt 0 ] && [ "$peak" -lt 33554432 ] || {
+		echo "serve-check: run $i after the memory bomb:" >&2
+		cat "$dir/after$i.json" >&2
+		fail=1
+	}
+done
+after=$(stat -c %i /sys/fs/cgroup/sbx-oci/serve-$server-* 2>/dev/null | sort)
+kept=$(printf '%s\n%s\n' "$before" "$after" | sort | uniq -d | grep -c .)
+[ "$kept" -ge 1 ] || {
+	echo "serve-check: no kept cgroup was recycled: $before / $after" >&2
+	fail=1
+}
+
 # a session: its cells run in its sandbox's cgroup, and keep their state
 "$sbx" python --connect "$sock" --session s -c 'x = 41' >/dev/null
 out=$("$sbx" python --connect "$sock" --session s -c 'print(x + 1, open("/proc/self/cgroup").read().strip())')
@@ -56,6 +78,8 @@ check "a session's second cell" "42 0::/" "$out"
 kill -TERM $server
 wait $server
 check "the server's exit status after SIGTERM" 0 $?
-[ $fail = 0 ] && echo "serve-check: warm runs and a session joined their cgroups; the memory limit held"
+left=$(ls -d /sys/fs/cgroup/sbx-oci/serve-$server-* 2>/dev/null)
+check "kept cgroups left after the server stopped" "" "$left"
+[ $fail = 0 ] && echo "serve-check: warm runs and a session joined their cgroups; the memory limit held; kept cgroups were recycled and removed"
 rm -rf "$dir"
 exit $fail
