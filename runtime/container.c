@@ -69,6 +69,7 @@ struct container
   struct cgroup cg;
   bool cgroup_created;
   bool kept_cgroup; /* create_opts.kept_cgroup is this container's */
+  char *own_cgroup; /* then: the cgroup it would have had (the kept one is stuck) */
   bool pid_file_written; /* an abort removes it: it names a container that is gone */
   struct sbx_state state;
   struct spawned child;
@@ -142,6 +143,7 @@ container_free (struct container *c)
   free (c->state.created);
   free (c->state.owner);
   free (c->state.cgroup_path);
+  free (c->own_cgroup);
   free (c->bundle);
   free (c->rootfs);
   free (c->listen_env);
@@ -348,6 +350,8 @@ plan (struct container *c, struct sbx_error *err)
         return -1;
       c->kept_cgroup = c->o->kept_cgroup && (mode == CGROUP_MODE_UNIFIED ? &cgroup_v2_ops : &cgroup_v1_ops)->recycle;
       cgroup_init (&c->cg, mode, c->kept_cgroup ? c->o->kept_cgroup : path);
+      if (c->kept_cgroup)
+        c->own_cgroup = xstrdup (path);
       if (mode != CGROUP_MODE_UNIFIED)
         {
           c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->one_shot, c->watched);
@@ -363,26 +367,38 @@ plan (struct container *c, struct sbx_error *err)
 
 /* ------------------------------------------------------- 3: state, cgroup */
 
-/* A kept cgroup found in place is recycled (cgroup_kept.c). One that cannot be (its
-   reason logged) is removed, any task in it killed (a previous container's), and
-   made anew. */
+/* CG made anew at PATH, as it was set up for the create (mode and masks). */
 static int
-recycle_kept (struct container *c, struct sbx_error *err)
+remake_cgroup (struct container *c, const char *path, struct sbx_error *err)
 {
-  struct sbx_error why = { 0 };
   struct cgroup old = c->cg;
-  if (!cgroup_was_there (&c->cg) || c->cg.ops->recycle (&c->cg, &why) == 0)
-    return 0;
-  sbx_log_write (&c->ctx->log, SBX_LOG_INFO, "%s: made anew", why.msg);
-  sbx_error_clear (&why);
-  if (c->cg.ops->destroy (&c->cg, err) < 0)
-    return -1;
-  cgroup_init (&c->cg, old.mode, old.path);
+  cgroup_init (&c->cg, old.mode, path);
   c->cg.v1_mask = old.v1_mask;
   c->cg.v1_required = old.v1_required;
   c->cg.no_clone_into = old.no_clone_into;
   cgroup_close (&old);
   return c->cg.ops->create (&c->cg, err);
+}
+
+/* A kept cgroup found in place is recycled (cgroup_kept.c). One that cannot be (its
+   reason logged) is removed, any task in it killed (a previous container's), and
+   made anew; one that cannot even be removed (a task stuck in the kernel) is left,
+   and the container gets a cgroup of its own instead. */
+static int
+recycle_kept (struct container *c, struct sbx_error *err)
+{
+  struct sbx_error why = { 0 };
+  if (!cgroup_was_there (&c->cg) || c->cg.ops->recycle (&c->cg, &why) == 0)
+    return 0;
+  sbx_log_write (&c->ctx->log, SBX_LOG_INFO, "%s: made anew", why.msg);
+  sbx_error_clear (&why);
+  if (c->cg.ops->destroy (&c->cg, &why) == 0)
+    return remake_cgroup (c, c->cg.path, err);
+  sbx_log_write (&c->ctx->log, SBX_LOG_WARNING, "kept cgroup %s: %s: this sandbox has a cgroup of its own",
+                 c->cg.path, why.msg);
+  sbx_error_clear (&why);
+  c->kept_cgroup = false;
+  return remake_cgroup (c, c->own_cgroup, err);
 }
 
 static int

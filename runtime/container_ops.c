@@ -222,6 +222,10 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
     }
   if (cgroup_open_from_state (&l.state, &cg, err) < 0)
     goto out;
+  /* A kept cgroup (`serve`'s, cgroup_kept.c) may be another sandbox's by now: only
+     the init is killed (its pid namespace goes with it), and the cgroup stays. */
+  if (cgroup_path_is_kept (cg.path))
+    cgroup_close (&cg);
   if (l.status != STATUS_STOPPED)
     {
       if (cg.ops)

@@ -70,7 +70,7 @@ while True: hog.append(bytearray(4 << 20))'
 	local first_pid=$BG_PID first_cg inodes
 	until_ok 20 grep -q ready "$BATS_TEST_TMPDIR/first.out"
 	first_cg=$(run_cgroup "$BG_ID")
-	[[ "$first_cg" == /sbx-oci/serve-"$SERVE_PID"-* ]] || { echo "not a kept cgroup: $first_cg" >&2; return 1; }
+	[[ "$first_cg" == /sbx-oci/@serve-"$SERVE_PID"-* ]] || { echo "not a kept cgroup: $first_cg" >&2; return 1; }
 	inodes=$(stat -c %i "/sys/fs/cgroup/memory$first_cg" "/sys/fs/cgroup/pids$first_cg" "/sys/fs/cgroup/cpuacct$first_cg")
 	touch "$BATS_TEST_TMPDIR/work/go-first"
 	wait_bg "$first_pid" 30
@@ -126,10 +126,10 @@ print("allocated", len(b), flush=True)'
 	local first=$SERVE_PID
 	cpy -c 'print(1)'
 	expect_status 0
-	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "serve-$first-*")" ]
+	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "@serve-$first-*")" ]
 	serve_stop
-	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "serve-$first-*")" ] || {
-		echo "left: $(find /sys/fs/cgroup -maxdepth 3 -name "serve-$first-*")" >&2
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" ] || {
+		echo "left: $(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" >&2
 		return 1
 	}
 	# killed during a run: that run's worker ends it on its parent's death and empties
@@ -144,12 +144,40 @@ print("allocated", len(b), flush=True)'
 	STANDBYS=0
 	until_ok 10 no_sandbox_processes
 	wait_bg "$BG_PID" 10
-	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "serve-$first-*")" ]
+	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "@serve-$first-*")" ]
 	sstart
-	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "serve-$first-*")" ] || {
-		echo "left by the killed server: $(find /sys/fs/cgroup -maxdepth 3 -name "serve-$first-*")" >&2
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" ] || {
+		echo "left by the killed server: $(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" >&2
 		return 1
 	}
 	cpy -c 'print("new server")'
 	expect_stdout "new server"
+}
+
+@test "serve: a worker killed mid-run: its kept cgroup is given to no later run, and removing its orphan leaves later runs alone" {
+	requires cgroup_v1
+	mkdir -p "$BATS_TEST_TMPDIR/work"
+	sstart --standby 1 --max-runs 2
+	bg_cpy_id "t-$$-a" a -c 'import time; print("up", flush=True); time.sleep(30)'
+	local a=$BG_PID cga cgb init worker
+	until_ok 20 grep -q up "$BATS_TEST_TMPDIR/a.out"
+	cga=$(run_cgroup "t-$$-a")
+	init=$("$SBX_OCI" --root "$SBX_ROOT" state "t-$$-a" | jq -r .pid)
+	worker=$(ps -o ppid= -p "$init" | tr -d ' ')
+	kill -KILL "$worker"
+	wait_bg "$a" 10 || true
+	# a later run, in a sandbox made after the server reaped the killed worker
+	until_ok 20 sh -c "[ \$(\"$SBX_OCI\" --root \"$SBX_ROOT\" list -q | grep -c '^py-') -ge 1 ]"
+	bg_cpy_id "t-$$-b" b -c 'import time; print("up", flush=True); time.sleep(3); print("done")'
+	local b=$BG_PID
+	until_ok 20 grep -q up "$BATS_TEST_TMPDIR/b.out"
+	cgb=$(run_cgroup "t-$$-b")
+	[ "$cgb" != "$cga" ] || { echo "the killed worker's cgroup $cga was given to a later run" >&2; return 1; }
+	# the orphan's record (if the server has not swept it yet) removed as a janitor would
+	"$SBX_OCI" --root "$SBX_ROOT" delete --force "t-$$-a" 2>/dev/null || true
+	wait_bg "$b" 20
+	[ "$bg_status" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/b.err" >&2; return 1; }
+	grep -q done "$BATS_TEST_TMPDIR/b.out"
+	STANDBYS=1
+	no_sandbox_processes
 }

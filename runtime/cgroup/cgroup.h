@@ -156,10 +156,14 @@ int cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err);
 bool cgroup_was_there (const struct cgroup *cg);
 /* The counters a recycled cgroup's baseline holds, subtracted from S. */
 void cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s);
-/* PATH removed from every hierarchy it is in (best effort: a cgroup with tasks stays). */
-void cgroup_remove_everywhere (const char *path);
+/* Whether PATH is a kept cgroup's (its last component "@serve-..."): the cgroup is the
+   slot's, not the container's, and a container's delete leaves it alone. */
+bool cgroup_path_is_kept (const char *path);
+/* PATH, the caller's own, emptied (every task killed) and removed from every
+   hierarchy it is in. */
+void cgroup_empty_and_remove (const char *path);
 /* Each cgroup directly under PARENT whose name STALE says is no one's any more
-   removed from every hierarchy. */
+   removed from every hierarchy, if empty (nothing is killed). */
 void cgroup_sweep_children (const char *parent, bool (*stale) (const char *name));
 
 /* Backend parts in their own files. */

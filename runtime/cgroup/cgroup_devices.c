@@ -198,6 +198,17 @@ attached_programs (int dirfd, uint32_t *ids, size_t max)
 }
 
 int
+cgroup_v2_device_filters (int dirfd)
+{
+  union bpf_attr q = { 0 };
+  q.query.target_fd = dirfd;
+  q.query.attach_type = BPF_CGROUP_DEVICE;
+  if (sys_bpf (BPF_PROG_QUERY, &q) < 0)
+    return -1;
+  return (int) q.query.prog_cnt;
+}
+
+int
 cgroup_v2_devices_apply (int dirfd, const struct oci_resources *r, const struct cgroup_device_defaults *d,
                          struct sbx_error *err)
 {

@@ -21,5 +21,7 @@ int cgroup_v1_devices_apply (int dirfd, const struct oci_resources *r, const str
                              struct sbx_error *err);
 int cgroup_v2_devices_apply (int dirfd, const struct oci_resources *r, const struct cgroup_device_defaults *d,
                              struct sbx_error *err);
+/* The device filters attached to a v2 cgroup (-1: they cannot be counted). */
+int cgroup_v2_device_filters (int dirfd);
 
 #endif

@@ -254,7 +254,7 @@ cgroup_empty (int dirfd)
   struct sbx_error err = { 0 };
   bool empty = cgroup_read_pids_at (dirfd, &pids, &n, &err) == 0 && n == 0;
   if (sbx_error_is_set (&err))
-    empty = errno == ENOENT;
+    empty = err.errnum == ENOENT;
   sbx_error_clear (&err);
   free (pids);
   return empty;

@@ -39,6 +39,10 @@ cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s)
   const struct cgroup_stats *b = &cg->base;
   if (!cg->has_base)
     return;
+  /* what the last container left charged (at most the recycle's slack) is not this
+     one's: its usage, its peak and its /proc/meminfo start from nothing */
+  minus (&s->memory_usage, b->memory_usage);
+  minus (&s->memory_peak, b->memory_usage);
   minus (&s->memory_failcnt, b->memory_failcnt);
   minus (&s->memory_max_events, b->memory_max_events);
   minus (&s->oom_kill, b->oom_kill);
@@ -50,6 +54,13 @@ cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s)
   minus (&s->cpu_throttled_ns, b->cpu_throttled_ns);
 }
 
+bool
+cgroup_path_is_kept (const char *path)
+{
+  const char *last = path ? strrchr (path, '/') : NULL;
+  return last && strncmp (last + 1, "@serve-", 7) == 0;
+}
+
 static int
 open_root (const char *hierarchy)
 {
@@ -58,8 +69,9 @@ open_root (const char *hierarchy)
   return open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-void
-cgroup_remove_everywhere (const char *path)
+/* Each hierarchy's root (v2: the one), in turn, for FN. */
+static void
+each_root (void (*fn) (int root, const void *arg), const void *arg)
 {
   enum cgroup_mode mode = cgroup_detect_mode ();
   if (mode == CGROUP_MODE_NONE)
@@ -68,26 +80,57 @@ cgroup_remove_everywhere (const char *path)
     {
       _cleanup_close_ int root = open_root (i < 0 ? NULL : cgroup_v1_names[i]);
       if (root >= 0)
-        cgroup_rmdir_leaf (root, path);
+        fn (root, arg);
     }
 }
 
-void
-cgroup_sweep_children (const char *parent, bool (*stale) (const char *name))
+static const char *
+relative (const char *path)
 {
-  enum cgroup_mode mode = cgroup_detect_mode ();
-  _cleanup_close_ int root = -1;
-  int fd;
-  DIR *d;
-  struct dirent *e;
-  if (mode == CGROUP_MODE_NONE)
+  while (*path == '/')
+    path++;
+  return path;
+}
+
+/* Ours (this server's): whatever is in it killed, then removed, sub-cgroups too. */
+static void
+empty_and_remove_at (int root, const void *arg)
+{
+  const char *path = arg;
+  _cleanup_close_ int fd = openat (root, relative (path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct sbx_error err = { 0 };
+  if (fd < 0)
     return;
-  /* every v1 container is in the freezer hierarchy (cgroup_v1.c) */
-  root = open_root (mode == CGROUP_MODE_UNIFIED ? NULL : "freezer");
-  while (*parent == '/')
-    parent++;
-  fd = root >= 0 ? openat (root, parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-  d = fd >= 0 ? fdopendir (fd) : NULL;
+  if (faccessat (fd, "freezer.state", W_OK, 0) == 0)
+    cgroup_write_at (fd, "freezer.state", "THAWED", &err);
+  else if (faccessat (fd, "cgroup.freeze", W_OK, 0) == 0)
+    cgroup_write_at (fd, "cgroup.freeze", "0", &err);
+  sbx_error_clear (&err);
+  cgroup_drain (fd, faccessat (fd, "cgroup.kill", W_OK, 0) == 0, &err);
+  sbx_error_clear (&err);
+  cgroup_rmdir_leaf (root, path);
+}
+
+void
+cgroup_empty_and_remove (const char *path)
+{
+  each_root (empty_and_remove_at, path);
+}
+
+struct sweep
+{
+  const char *parent;
+  bool (*stale) (const char *name);
+};
+
+/* Not ours (a server that is gone): each removed only if empty, nothing killed. */
+static void
+sweep_at (int root, const void *arg)
+{
+  const struct sweep *sw = arg;
+  int fd = openat (root, relative (sw->parent), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *e;
   if (!d)
     {
       if (fd >= 0)
@@ -95,10 +138,14 @@ cgroup_sweep_children (const char *parent, bool (*stale) (const char *name))
       return;
     }
   while ((e = readdir (d)))
-    if (e->d_type == DT_DIR && e->d_name[0] != '.' && stale (e->d_name))
-      {
-        _cleanup_free_ char *path = xasprintf ("/%s/%s", parent, e->d_name);
-        cgroup_remove_everywhere (path);
-      }
+    if (e->d_type == DT_DIR && e->d_name[0] != '.' && sw->stale (e->d_name))
+      unlinkat (dirfd (d), e->d_name, AT_REMOVEDIR);
   closedir (d);
+}
+
+void
+cgroup_sweep_children (const char *parent, bool (*stale) (const char *name))
+{
+  struct sweep sw = { parent, stale };
+  each_root (sweep_at, &sw);
 }

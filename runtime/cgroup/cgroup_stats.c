@@ -105,7 +105,10 @@ cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s)
   uint64_t v;
   memset (s, 0, sizeof *s);
   s->has_memory = read_u64 (fd, "memory.current", &s->memory_usage);
-  if (cg->v2_peak_fd < 0 || !pread_u64 (cg->v2_peak_fd, &s->memory_peak))
+  /* a recycled cgroup's own peak, not the one of all its containers */
+  if (cg->v2_peak_fd >= 0)
+    pread_u64 (cg->v2_peak_fd, &s->memory_peak);
+  else
     read_u64 (fd, "memory.peak", &s->memory_peak);
   read_u64 (fd, "memory.max", &s->memory_limit);
   read_keyed (fd, "memory.events", "max", &s->memory_max_events);

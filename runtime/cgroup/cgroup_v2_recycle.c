@@ -1,6 +1,7 @@
 /* A kept v2 cgroup made as fresh as a new one for its next container (cgroup.h,
  * cgroup_ops.recycle; why keep one: cgroup_v1_recycle.c). In its one directory:
- *   no task and no sub-cgroup (else it is someone's: refused), not frozen;
+ *   no task and no sub-cgroup (else it is someone's: refused), not frozen, at most
+ *   one device filter (apply replaces it);
  *   what the last container charged reclaimed (memory.reclaim, only when more than
  *   KEPT_MEMORY_SLACK is left), then no more than that left;
  *   memory.peak reset (6.12+: the reset holds for reads through the fd that wrote it,
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cgroup/cgroup_devices.h"
 #include "runtime/cgroup/cgroup_fs.h"
 
 /* as on v1 (cgroup_v1_recycle.c): a page cache page or a kernel object of the last
@@ -81,6 +83,9 @@ cgroup_v2_recycle (struct cgroup *cg, struct sbx_error *err)
     return sbx_error_set (err, EBUSY, "kept cgroup %s has tasks", cg->path);
   if (cgroup_has_children (fd))
     return sbx_error_set (err, EBUSY, "kept cgroup %s has a sub-cgroup", cg->path);
+  /* apply replaces the one filter; more would pile up if a detach ever failed */
+  if (cgroup_v2_device_filters (fd) > 1)
+    return sbx_error_set (err, 0, "kept cgroup %s has more than one device filter", cg->path);
   if ((faccessat (fd, "cgroup.freeze", W_OK, 0) == 0 && cgroup_write_at (fd, "cgroup.freeze", "0", err) < 0)
       || reclaim (fd, err) < 0 || reset_peak (cg, err) < 0)
     return sbx_error_wrap (err, "kept cgroup %s", cg->path);

@@ -1,13 +1,19 @@
 /* The server's kept cgroups (runtime/cgroup/cgroup_kept.c): each worker that runs a
- * sandbox is given a slot, and the slot's cgroup, /sbx-oci/serve-PID-N, is the
- * sandbox's (create_opts.kept_cgroup). When the worker ends, the next worker given
- * the slot recycles the cgroup instead of making one. A slot is the lowest free, so
- * their number is the most workers there were at once, and sessions give theirs back
- * (they keep their sandbox: nothing to reuse). The server removes its kept cgroups
- * when it stops; those of a server that was killed, the next one removes. */
+ * sandbox is given a slot, and the slot's cgroup, /sbx-oci/@serve-PID-START-N (the
+ * server's pid and start time: no container id has an "@", and no other server, in
+ * this pid namespace or another, has both), is the sandbox's
+ * (create_opts.kept_cgroup). When the worker ends, the next worker given the slot
+ * recycles the cgroup instead of making one. A slot is the lowest free, so their
+ * number is the most workers there were at once; sessions give theirs back (they keep
+ * their sandbox: nothing to reuse). A worker killed by a signal could not end its
+ * container, whose record (an orphan, swept later) names the slot's cgroup: that slot
+ * is retired, never given again, so that removing the orphan can touch no later
+ * sandbox. The server empties and removes its kept cgroups when it stops; those of a
+ * server that was killed, the next one removes (if empty). */
 #include "build-config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +23,29 @@
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/serve/server.h"
+#include "runtime/statedir.h"
 
 #define KEPT_PARENT "/sbx-oci"
+#define SLOT_RETIRED ((pid_t) -2)
+
+void
+kept_slots_init (struct serve *s)
+{
+  s->kept_prefix = xasprintf (KEPT_PARENT "/@serve-%d-%" PRIu64, (int) getpid (), proc_start_time (getpid ()));
+}
 
 static char *
-slot_path (unsigned slot)
+slot_path (const struct serve *s, unsigned slot)
 {
-  return xasprintf (KEPT_PARENT "/serve-%d-%u", (int) getpid (), slot);
+  return xasprintf ("%s-%u", s->kept_prefix, slot);
 }
 
 int
 kept_slot_take (struct serve *s)
 {
   unsigned i;
+  if (!s->kept_prefix)
+    return -1;
   for (i = 0; i < s->n_kept && s->kept_by[i] != 0; i++)
     ;
   if (i == s->n_kept)
@@ -44,8 +60,7 @@ kept_slot_take (struct serve *s)
 void
 kept_slot_enter (struct serve *s, int slot)
 {
-  /* the server's pid, not the worker's: called in the worker, named as the server */
-  s->kept_cgroup = xasprintf (KEPT_PARENT "/serve-%d-%u", (int) getppid (), (unsigned) slot);
+  s->kept_cgroup = slot >= 0 ? slot_path (s, (unsigned) slot) : NULL;
 }
 
 void
@@ -56,11 +71,11 @@ kept_slot_give (struct serve *s, int slot, pid_t pid)
 }
 
 void
-kept_slot_free_of (struct serve *s, pid_t pid)
+kept_slot_free_of (struct serve *s, pid_t pid, bool killed)
 {
   for (unsigned i = 0; i < s->n_kept; i++)
     if (s->kept_by[i] == pid)
-      s->kept_by[i] = 0;
+      s->kept_by[i] = killed ? SLOT_RETIRED : 0;
 }
 
 void
@@ -68,8 +83,8 @@ kept_slots_remove (struct serve *s)
 {
   for (unsigned i = 0; i < s->n_kept; i++)
     {
-      _cleanup_free_ char *path = slot_path (i);
-      cgroup_remove_everywhere (path);
+      _cleanup_free_ char *path = slot_path (s, i);
+      cgroup_empty_and_remove (path);
     }
   free (s->kept_by);
   s->kept_by = NULL;
@@ -81,10 +96,11 @@ static bool
 of_a_server_gone (const char *name)
 {
   int pid, end = 0;
+  unsigned long long start;
   unsigned slot;
-  if (sscanf (name, "serve-%d-%u%n", &pid, &slot, &end) != 2 || name[end] != '\0' || pid <= 0)
+  if (sscanf (name, "@serve-%d-%llu-%u%n", &pid, &start, &slot, &end) != 3 || name[end] != '\0' || pid <= 0)
     return false;
-  return pid != getpid () && kill (pid, 0) < 0 && errno == ESRCH;
+  return proc_start_time (pid) != (uint64_t) start;
 }
 
 void

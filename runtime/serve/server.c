@@ -510,7 +510,7 @@ on_notify (struct serve *s)
     return;
   if (what == 'S')
     {
-      kept_slot_free_of (s, pid); /* its sandbox stays: none to reuse */
+      kept_slot_free_of (s, pid, false); /* its sandbox stays: none to reuse */
       s->sessions = xrealloc (s->sessions, (s->n_sessions + 1) * sizeof *s->sessions);
       s->sessions[s->n_sessions++] = pid;
     }
@@ -546,7 +546,7 @@ reap (struct serve *s, struct sbx_error *err)
     {
       /* a worker killed by a signal could not delete its container (see sweep_orphans) */
       killed |= pid != s->zygote_pid && WIFSIGNALED (st);
-      kept_slot_free_of (s, pid);
+      kept_slot_free_of (s, pid, WIFSIGNALED (st));
       if (pid == s->zygote_pid)
         {
           s->zygote_pid = -1;
@@ -782,6 +782,7 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
     return sbx_error_set (err, errno, "serve: signalfd");
   sweep_orphans (s);
   kept_slots_sweep ();
+  kept_slots_init (s);
   if (zygote_start (s, err) < 0 || listen_on (s, err) < 0 || serve_sessions_init (s, err) < 0)
     return -1;
   make_own_idmap (s);
@@ -849,6 +850,7 @@ close_server (struct serve *s, int sfd)
   free (s->workers);
   free (s->standbys);
   free (s->kept_by);
+  free (s->kept_prefix);
   free (s->ending);
   free (s->queue);
   free (s->retired);

@@ -57,9 +57,10 @@ struct serve
   int notify_fd[2];           /* a worker that becomes a session says so on [1] */
   pid_t *sessions;            /* those workers (not runs: no --max-runs slot) */
   unsigned n_sessions;
-  /* kept cgroups (kept_cgroups.c): slot N's worker, 0 when free */
+  /* kept cgroups (kept_cgroups.c): slot N's worker, 0 when free, -2 retired */
   pid_t *kept_by;
   unsigned n_kept;
+  char *kept_prefix; /* this server's slots' paths but the number; NULL: none kept */
   char *kept_cgroup; /* in a worker: its slot's cgroup; NULL: none */
 };
 
@@ -81,15 +82,18 @@ int take_request (struct serve *s, int client, struct sbx_error *err);
 char **run_argv (struct serve *s, char **argv, size_t argc, int *out);
 
 /* kept_cgroups.c */
+/* Starting: this server's slots named (its pid and start time). */
+void kept_slots_init (struct serve *s);
 /* A free slot for the worker about to be forked, given to it with kept_slot_give once
    forked (PID 0: the fork failed, the slot is free again). */
 int kept_slot_take (struct serve *s);
 void kept_slot_give (struct serve *s, int slot, pid_t pid);
 /* In the worker: the slot's cgroup is its sandboxes' (kept_cgroup). */
 void kept_slot_enter (struct serve *s, int slot);
-/* The slot of a worker that ended, or became a session, is free. */
-void kept_slot_free_of (struct serve *s, pid_t pid);
-/* Stopping: every slot's cgroup removed. */
+/* The slot of a worker that ended, or became a session, is free; retired if a signal
+   killed the worker (its container's record, an orphan, names the slot's cgroup). */
+void kept_slot_free_of (struct serve *s, pid_t pid, bool killed);
+/* Stopping: every slot's cgroup emptied and removed. */
 void kept_slots_remove (struct serve *s);
 /* Starting: the kept cgroups of servers that are gone removed. */
 void kept_slots_sweep (void);

@@ -33,7 +33,7 @@ teardown() {
 kept_cgroups_gone() {
 	local pid left=
 	for pid in "${SERVED[@]}"; do
-		left+=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "serve-$pid-*" 2>/dev/null)
+		left+=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "@serve-$pid-*" 2>/dev/null)
 	done
 	[ -z "$left" ] && return 0
 	echo "kept cgroups left behind: $left" >&2
