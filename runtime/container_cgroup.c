@@ -53,6 +53,13 @@ container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resource
       sbx_error_set (err, 0, "cannot update container %s: it is stopped", id);
       goto out;
     }
+  if (cgroup_path_is_kept (o.cg.path))
+    {
+      /* a limit its config does not set would stay for the next sandbox in the slot */
+      sbx_error_set (err, 0, "cannot update container %s: its cgroup is kept by `sbx-oci serve` for the sandboxes "
+                             "after it", id);
+      goto out;
+    }
   if (o.cg.mode != CGROUP_MODE_UNIFIED)
     {
       uint32_t missing = cgroup_v1_required_for (r) & ~o.cg.v1_mask;

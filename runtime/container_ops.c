@@ -137,7 +137,8 @@ container_kill (struct sbx_ctx *ctx, const char *id, int sig, bool all, struct s
           ret = 0;
           goto out;
         }
-      ret = cg.ops ? cg.ops->kill_all (&cg, sig, err) : 0;
+      /* (a kept cgroup, `serve`'s, may be another sandbox's by now) */
+      ret = cg.ops && !cgroup_path_is_kept (cg.path) ? cg.ops->kill_all (&cg, sig, err) : 0;
       goto out;
     }
   if (l.status == STATUS_STOPPED)
@@ -193,6 +194,7 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
   struct cgroup cg;
   struct sbx_error e2 = { 0 };
   int ret = -1;
+  bool kept;
   cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
   if (container_load (ctx, id, true, &l, err) < 0)
     {
@@ -222,10 +224,12 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
     }
   if (cgroup_open_from_state (&l.state, &cg, err) < 0)
     goto out;
-  /* A kept cgroup (`serve`'s, cgroup_kept.c) may be another sandbox's by now: only
-     the init is killed (its pid namespace goes with it), and the cgroup stays. */
-  if (cgroup_path_is_kept (cg.path))
-    cgroup_close (&cg);
+  /* A kept cgroup (`serve`'s, cgroup_kept.c) is the slot's: while this container's
+     init lives, it is this container's (a slot is given again only once its worker
+     has ended the container), and its tasks are killed through it as any others
+     (a frozen task dies only thawed); it is never removed here, and once the init is
+     gone it may be another sandbox's, which a stale record must not touch. */
+  kept = cgroup_path_is_kept (cg.path);
   if (l.status != STATUS_STOPPED)
     {
       if (cg.ops)
@@ -240,7 +244,7 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
           goto out;
         }
     }
-  if (cg.ops && cg.ops->destroy (&cg, err) < 0)
+  if (cg.ops && !kept && cg.ops->destroy (&cg, err) < 0)
     goto out;
   if (run_hooks_from_snapshot (ctx, &l, SBX_HOOK_POSTSTOP, "stopped", &e2) < 0)
     {

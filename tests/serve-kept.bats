@@ -70,7 +70,7 @@ while True: hog.append(bytearray(4 << 20))'
 	local first_pid=$BG_PID first_cg inodes
 	until_ok 20 grep -q ready "$BATS_TEST_TMPDIR/first.out"
 	first_cg=$(run_cgroup "$BG_ID")
-	[[ "$first_cg" == /sbx-oci/@serve-"$SERVE_PID"-* ]] || { echo "not a kept cgroup: $first_cg" >&2; return 1; }
+	[[ "$first_cg" == /sbx-oci/@serve-*-"$SERVE_PID"-* ]] || { echo "not a kept cgroup: $first_cg" >&2; return 1; }
 	inodes=$(stat -c %i "/sys/fs/cgroup/memory$first_cg" "/sys/fs/cgroup/pids$first_cg" "/sys/fs/cgroup/cpuacct$first_cg")
 	touch "$BATS_TEST_TMPDIR/work/go-first"
 	wait_bg "$first_pid" 30
@@ -126,10 +126,10 @@ print("allocated", len(b), flush=True)'
 	local first=$SERVE_PID
 	cpy -c 'print(1)'
 	expect_status 0
-	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "@serve-$first-*")" ]
+	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "@serve-*-$first-*")" ]
 	serve_stop
-	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" ] || {
-		echo "left: $(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" >&2
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "@serve-*-$first-*")" ] || {
+		echo "left: $(find /sys/fs/cgroup -maxdepth 3 -name "@serve-*-$first-*")" >&2
 		return 1
 	}
 	# killed during a run: that run's worker ends it on its parent's death and empties
@@ -144,10 +144,10 @@ print("allocated", len(b), flush=True)'
 	STANDBYS=0
 	until_ok 10 no_sandbox_processes
 	wait_bg "$BG_PID" 10
-	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "@serve-$first-*")" ]
+	[ -n "$(find /sys/fs/cgroup/memory/sbx-oci -maxdepth 1 -name "@serve-*-$first-*")" ]
 	sstart
-	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" ] || {
-		echo "left by the killed server: $(find /sys/fs/cgroup -maxdepth 3 -name "@serve-$first-*")" >&2
+	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name "@serve-*-$first-*")" ] || {
+		echo "left by the killed server: $(find /sys/fs/cgroup -maxdepth 3 -name "@serve-*-$first-*")" >&2
 		return 1
 	}
 	cpy -c 'print("new server")'
@@ -178,6 +178,37 @@ print("allocated", len(b), flush=True)'
 	wait_bg "$b" 20
 	[ "$bg_status" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/b.err" >&2; return 1; }
 	grep -q done "$BATS_TEST_TMPDIR/b.out"
+	STANDBYS=1
+	no_sandbox_processes
+}
+
+@test "serve: delete of a record that names a kept cgroup: a stale one leaves the sandbox there now alone; a paused standby is killed (thawed first)" {
+	requires cgroup_v1
+	mkdir -p "$BATS_TEST_TMPDIR/work"
+	sstart --standby 1
+	bg_cpy_id "t-$$-b" b -c 'import time; print("up", flush=True); time.sleep(3); print("done")'
+	local b=$BG_PID stale=t-$$-stale sb
+	until_ok 20 grep -q up "$BATS_TEST_TMPDIR/b.out"
+	# a record as a killed worker's container leaves it, naming the cgroup b has now
+	# (its init long gone: another start time)
+	mkdir "$SBX_ROOT/$stale"
+	cp "$SBX_ROOT/t-$$-b/config.json" "$SBX_ROOT/$stale/"
+	jq --arg id "$stale" '.id = $id | .sbx.initStartTime = "1"' "$SBX_ROOT/t-$$-b/state.json" >"$SBX_ROOT/$stale/state.json"
+	"$SBX_OCI" --root "$SBX_ROOT" delete --force "$stale"
+	[ ! -e "$SBX_ROOT/$stale" ]
+	wait_bg "$b" 20
+	[ "$bg_status" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/b.err" >&2; return 1; }
+	grep -q done "$BATS_TEST_TMPDIR/b.out"
+	# a paused standby: its frozen processes die only thawed
+	until_ok 20 sh -c "\"$SBX_OCI\" --root \"$SBX_ROOT\" list -q | grep -q '^py-'"
+	sb=$(containers | grep '^py-' | head -1)
+	"$SBX_OCI" --root "$SBX_ROOT" pause "$sb"
+	py_exec "$SBX_OCI" --root "$SBX_ROOT" delete --force "$sb"
+	expect_status 0
+	container_gone "$sb"
+	# and the server's next run is served, the standby made again
+	cpy -c 'print("next")'
+	expect_stdout next
 	STANDBYS=1
 	no_sandbox_processes
 }

@@ -154,8 +154,6 @@ int cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err);
 /* True if CG's leaf was there before its create, in any hierarchy: a kept one to
    recycle. */
 bool cgroup_was_there (const struct cgroup *cg);
-/* The counters a recycled cgroup's baseline holds, subtracted from S. */
-void cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s);
 /* Whether PATH is a kept cgroup's (its last component "@serve-..."): the cgroup is the
    slot's, not the container's, and a container's delete leaves it alone. */
 bool cgroup_path_is_kept (const char *path);
@@ -172,6 +170,8 @@ int cgroup_v1_apply (struct cgroup *cg, const struct oci_resources *r, const str
 int cgroup_v2_apply (struct cgroup *cg, const struct oci_resources *r, const struct cgroup_device_defaults *defaults,
                      struct sbx_log *log, struct sbx_error *err);
 int cgroup_v1_stats (struct cgroup *cg, struct cgroup_stats *s);
+/* (cgroup_stats.c) The counters a recycled cgroup's baseline holds, subtracted from S. */
+void cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s);
 int cgroup_v1_recycle (struct cgroup *cg, struct sbx_error *err);
 int cgroup_v2_stats (struct cgroup *cg, struct cgroup_stats *s);
 int cgroup_v2_recycle (struct cgroup *cg, struct sbx_error *err);

@@ -27,33 +27,6 @@ cgroup_was_there (const struct cgroup *cg)
   return false;
 }
 
-static void
-minus (uint64_t *v, uint64_t base)
-{
-  *v = *v > base ? *v - base : 0;
-}
-
-void
-cgroup_subtract_base (const struct cgroup *cg, struct cgroup_stats *s)
-{
-  const struct cgroup_stats *b = &cg->base;
-  if (!cg->has_base)
-    return;
-  /* what the last container left charged (at most the recycle's slack) is not this
-     one's: its usage, its peak and its /proc/meminfo start from nothing */
-  minus (&s->memory_usage, b->memory_usage);
-  minus (&s->memory_peak, b->memory_usage);
-  minus (&s->memory_failcnt, b->memory_failcnt);
-  minus (&s->memory_max_events, b->memory_max_events);
-  minus (&s->oom_kill, b->oom_kill);
-  minus (&s->pids_max_events, b->pids_max_events);
-  minus (&s->cpu_usage_ns, b->cpu_usage_ns);
-  minus (&s->cpu_user_ns, b->cpu_user_ns);
-  minus (&s->cpu_system_ns, b->cpu_system_ns);
-  minus (&s->cpu_throttled_periods, b->cpu_throttled_periods);
-  minus (&s->cpu_throttled_ns, b->cpu_throttled_ns);
-}
-
 bool
 cgroup_path_is_kept (const char *path)
 {

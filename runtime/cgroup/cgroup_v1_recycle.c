@@ -89,12 +89,13 @@ check_unused (struct cgroup *cg, struct sbx_error *err)
       int fd = cg->v1_dirfd[i];
       if (fd < 0)
         continue;
+      /* (the hierarchies' names are cgroup_v1.c's, which calls this file) */
       if (!(RECYCLABLE & (1u << i)))
-        return sbx_error_set (err, 0, "the %s hierarchy is not recycled", cgroup_v1_names[i]);
+        return sbx_error_set (err, 0, "it is in a hierarchy other than freezer, memory, cpuacct, pids, cpu and devices");
       if (!cgroup_empty (fd))
-        return sbx_error_set (err, EBUSY, "%s%s has tasks", cgroup_v1_names[i], cg->path);
+        return sbx_error_set (err, EBUSY, "it has tasks");
       if (cgroup_has_children (fd))
-        return sbx_error_set (err, EBUSY, "%s%s has a sub-cgroup", cgroup_v1_names[i], cg->path);
+        return sbx_error_set (err, EBUSY, "it has a sub-cgroup");
     }
   return 0;
 }

@@ -1,7 +1,7 @@
 /* The server's kept cgroups (runtime/cgroup/cgroup_kept.c): each worker that runs a
- * sandbox is given a slot, and the slot's cgroup, /sbx-oci/@serve-PID-START-N (the
- * server's pid and start time: no container id has an "@", and no other server, in
- * this pid namespace or another, has both), is the sandbox's
+ * sandbox is given a slot, and the slot's cgroup, /sbx-oci/@serve-NS-PID-START-N (the
+ * server's pid namespace, pid and start time: no container id has an "@", and no
+ * other server, in this pid namespace or another, has all three), is the sandbox's
  * (create_opts.kept_cgroup). When the worker ends, the next worker given the slot
  * recycles the cgroup instead of making one. A slot is the lowest free, so their
  * number is the most workers there were at once; sessions give theirs back (they keep
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/base/util.h"
@@ -28,10 +29,20 @@
 #define KEPT_PARENT "/sbx-oci"
 #define SLOT_RETIRED ((pid_t) -2)
 
+/* Our pid namespace's inode: a pid and a start time are ours to judge only in it. */
+static uint64_t
+pid_ns (void)
+{
+  struct stat st;
+  return stat ("/proc/self/ns/pid", &st) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
 void
 kept_slots_init (struct serve *s)
 {
-  s->kept_prefix = xasprintf (KEPT_PARENT "/@serve-%d-%" PRIu64, (int) getpid (), proc_start_time (getpid ()));
+  uint64_t start = proc_start_time (getpid ()), ns = pid_ns ();
+  if (start && ns) /* else no slots: every sandbox has a cgroup of its own */
+    s->kept_prefix = xasprintf (KEPT_PARENT "/@serve-%" PRIu64 "-%d-%" PRIu64, ns, (int) getpid (), start);
 }
 
 static char *
@@ -91,14 +102,16 @@ kept_slots_remove (struct serve *s)
   s->n_kept = 0;
 }
 
-/* cgroup_sweep_children's test: a kept cgroup of a server that is gone. */
+/* cgroup_sweep_children's test: a kept cgroup of a server of our pid namespace that
+   is gone (another namespace's are not ours to judge). */
 static bool
 of_a_server_gone (const char *name)
 {
   int pid, end = 0;
-  unsigned long long start;
+  unsigned long long ns, start;
   unsigned slot;
-  if (sscanf (name, "@serve-%d-%llu-%u%n", &pid, &start, &slot, &end) != 3 || name[end] != '\0' || pid <= 0)
+  if (sscanf (name, "@serve-%llu-%d-%llu-%u%n", &ns, &pid, &start, &slot, &end) != 4 || name[end] != '\0'
+      || pid <= 0 || ns != pid_ns ())
     return false;
   return proc_start_time (pid) != (uint64_t) start;
 }

@@ -46,7 +46,8 @@ serve_start() {
 	rm -f "$SERVE_LOG"
 	env -u TMPDIR "$SBX_OCI" --root "$SBX_ROOT" serve --socket "$SERVE_SOCKET" "$@" >"$SERVE_LOG" 2>&1 3>&- &
 	SERVE_PID=$!
-	SERVED+=("$SERVE_PID")
+	# (its pid and start time: a kept cgroup's name has both, helpers/serve.bash)
+	SERVED+=("$SERVE_PID-$(awk '{print $22}' "/proc/$SERVE_PID/stat" 2>/dev/null)")
 	for _ in $(seq 300); do
 		[ -S "$SERVE_SOCKET" ] && grep -qs "listening on" "$SERVE_LOG" && return 0
 		kill -0 "$SERVE_PID" 2>/dev/null || break

@@ -31,9 +31,9 @@ teardown() {
 # The kept cgroups of every server this test started are gone (its own when it
 # stopped, a killed one's when the next one started).
 kept_cgroups_gone() {
-	local pid left=
-	for pid in "${SERVED[@]}"; do
-		left+=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "@serve-$pid-*" 2>/dev/null)
+	local served left=
+	for served in "${SERVED[@]}"; do
+		left+=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "@serve-*-$served-*" 2>/dev/null)
 	done
 	[ -z "$left" ] && return 0
 	echo "kept cgroups left behind: $left" >&2

@@ -56,7 +56,7 @@ sleep 1
 seen=
 recycled=0
 for i in 0 1 2 3 4; do
-	code='import time; print("up", flush=True); time.sleep(0.5)'
+	code='import time; print("up", flush=True); time.sleep(1.5)'
 	[ $i = 0 ] && code="$code"'
 b = []
 while True: b.append(bytearray(1 << 20))'
@@ -67,11 +67,15 @@ while True: b.append(bytearray(1 << 20))'
 	until grep -q up "$dir/kept$i.out" 2>/dev/null || [ $j -gt 200 ]; do j=$((j + 1)); sleep 0.05; done
 	cg=$(sed -n 's/.*"cgroupPath":"\([^"]*\)".*/\1/p' "/run/sbx-oci/kept$i/state.json" 2>/dev/null)
 	ino=$(stat -c %i "/sys/fs/cgroup$cg" 2>/dev/null)
-	case "$cg" in /sbx-oci/@serve-$server-*) ;; *) echo "serve-check: run $i: not a kept cgroup: '$cg'" >&2; fail=1 ;; esac
+	case "$cg" in /sbx-oci/@serve-*-$server-*) ;; *) echo "serve-check: run $i: not a kept cgroup: '$cg'" >&2; fail=1 ;; esac
 	case " $seen " in *" $cg:$ino "*) recycled=$((recycled + 1)) ;; esac
 	seen="$seen $cg:$ino"
 	wait $client
-	[ $i = 0 ] && sleep 1 && continue # what the kernel frees after the bomb's processes
+	if [ $i = 0 ]; then
+		grep -q '"oom_killed": *true' "$dir/kept0.json" || { echo "serve-check: the bomb was not OOM-killed" >&2; fail=1; }
+		sleep 1 # what the kernel frees after the bomb's processes
+		continue
+	fi
 	peak=$(sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$dir/kept$i.json")
 	grep -q '"oom_killed": *false' "$dir/kept$i.json" && [ "${peak:-0}" -gt 0 ] && [ "$peak" -lt 33554432 ] || {
 		echo "serve-check: run $i after the memory bomb:" >&2
@@ -90,8 +94,8 @@ check "a session's second cell" "42 0::/" "$out"
 kill -TERM $server
 wait $server
 check "the server's exit status after SIGTERM" 0 $?
-left=$(ls -d /sys/fs/cgroup/sbx-oci/@serve-$server-* 2>/dev/null)
+left=$(ls -d /sys/fs/cgroup/sbx-oci/@serve-*-$server-* 2>/dev/null)
 check "kept cgroups left after the server stopped" "" "$left"
-[ $fail = 0 ] && echo "serve-check: warm runs and a session joined their cgroups; the memory limit held; kept cgroups were recycled ($recycled of 4 runs) and removed"
+[ $fail = 0 ] && echo "serve-check: warm runs and a session joined their cgroups; the memory limit held; kept cgroups were recycled ($recycled of 5 runs in one used before) and removed"
 rm -rf "$dir"
 exit $fail
