@@ -71,7 +71,10 @@ count() {
 	echo "interpreter_fds $(ls "/proc/$zygote/fd" 2>/dev/null | wc -l)"
 	echo "server_children $(ps -o pid= --ppid "$server" | wc -l)"
 	echo "mounts_of_bench $(grep -cE "$W|sbx-oci" /proc/self/mountinfo || true)"
-	echo "cgroups_of_sbx_oci $(find /sys/fs/cgroup -mindepth 2 -maxdepth 3 -type d -path '*/sbx-oci/*' | wc -l)"
+	# the server's kept cgroups (one per worker slot, reused run after run) are counted
+	# apart: they may grow up to the most workers it had at once, not with the runs
+	echo "cgroups_of_sbx_oci $(find /sys/fs/cgroup -mindepth 2 -maxdepth 3 -type d -path '*/sbx-oci/*' ! -name '@serve-*' | wc -l)"
+	echo "kept_cgroup_slots $(find /sys/fs/cgroup -mindepth 2 -maxdepth 3 -type d -path '*/sbx-oci/@serve-*' -printf '%f\n' | sort -u | wc -l)"
 	echo "state_dirs $(find "$STATE/sbx-oci" -mindepth 1 -maxdepth 1 ! -name '@*' | wc -l)"
 	echo "sandbox_processes $(ps -u 101000 -o pid= | wc -l)"
 }
@@ -102,7 +105,13 @@ printf 'clients\truns\tseconds\truns_per_s\tfailed\n%s\t%s\t%.2f\t%.1f\t%s\n' "$
 cat "$RESULTS/warm-throughput.tsv"
 # growth in what the server holds, or anything of the runs left: a leak (RSS is
 # reported, not judged: a new warm interpreter's is its own)
-if awk -F'\t' 'NR > 1 && $1 !~ /rss/ && $3 > $2 { bad = 1 } END { exit !bad }' "$out"; then
+if awk -F'\t' 'NR > 1 && $1 !~ /rss|kept/ && $3 > $2 { bad = 1 } END { exit !bad }' "$out"; then
 	echo "warm.sh: LEAK after $SOAK runs through one server (above)" >&2
+	exit 1
+fi
+# at most a slot per worker the server may have at once: its standbys (2), its runs
+# (--max-runs) and the runs being torn down (4 per --max-runs place)
+if awk -F'\t' -v most=$((2 + 5 * CLIENTS)) '$1 == "kept_cgroup_slots" && $3 > most { bad = 1 } END { exit !bad }' "$out"; then
+	echo "warm.sh: more kept cgroups after $SOAK runs than the server can have workers at once (above)" >&2
 	exit 1
 fi
