@@ -15,7 +15,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 deps=(build-essential autoconf automake pkg-config
-	libseccomp-dev libyajl-dev libmount-dev libcap-dev
+	libseccomp-dev libyajl-dev libmount-dev libcap-dev libdbus-1-dev
 	musl-tools gperf              # the runtime is built with musl (contrib/musl-deps.sh)
 	bats jq busybox-static procps util-linux iproute2 libcap2-bin
 	strace                       # tests/lifecycle.bats: delays the runtime, not its container

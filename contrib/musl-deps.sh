@@ -1,5 +1,5 @@
 #!/bin/bash
-# The static libraries sbx-oci links (libseccomp, yajl, libcap, libmount), built against musl from
+# The static libraries sbx-oci links (libseccomp, yajl, libcap, libmount, libdbus-1), built against musl from
 # Debian's own source packages, into DIR (default: .musl in the tree). configure
 # --with-musl=DIR then builds the runtime with musl-gcc.
 #
@@ -33,27 +33,27 @@ fi
 # /etc/apt untouched): a DIR built from them is reused, and so is any DIR built before
 # when the archive cannot be reached.
 apt_dir=$out/apt
-seccomp_ver= yajl_ver= cap_ver= ul_ver=
-{ read -r seccomp_ver; read -r yajl_ver; read -r cap_ver; read -r ul_ver; } < <(
-	"$top/contrib/debian-source.sh" versions "$apt_dir" libseccomp yajl libcap2 util-linux || true) || true
-if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ] || [ -z "$cap_ver" ] || [ -z "$ul_ver" ]; then
+seccomp_ver= yajl_ver= cap_ver= ul_ver= dbus_ver=
+{ read -r seccomp_ver; read -r yajl_ver; read -r cap_ver; read -r ul_ver; read -r dbus_ver; } < <(
+	"$top/contrib/debian-source.sh" versions "$apt_dir" libseccomp yajl libcap2 util-linux dbus || true) || true
+if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ] || [ -z "$cap_ver" ] || [ -z "$ul_ver" ] || [ -z "$dbus_ver" ]; then
 	if compgen -G "$out/prefix/.built-*" >/dev/null; then
 		echo "musl-deps: no source index (offline?); keeping the libraries built before in $out" >&2
 		exit 0
 	fi
 	cat "$apt_dir/update.log" >&2
-	echo "musl-deps: no source package for libseccomp, yajl, libcap2 or util-linux in Debian's index;" \
+	echo "musl-deps: no source package for libseccomp, yajl, libcap2, util-linux or dbus in Debian's index;" \
 		"SBX_LIBC=glibc contrib/dev-setup.sh builds without musl" >&2
 	exit 1
 fi
-stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver-libcap2-${cap_ver#*:}-util-linux-$ul_ver
+stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver-libcap2-${cap_ver#*:}-util-linux-$ul_ver-dbus-$dbus_ver
 [ -f "$out/prefix/$stamp" ] && exit 0
 # Built into prefix.new and swapped in at the end: a failed download or build leaves
 # the libraries built before as they were (and in use, with a warning).
 new=$out/prefix.new
 keep_old() {
 	if compgen -G "$out/prefix/.built-*" >/dev/null; then
-		echo "musl-deps: building libseccomp $seccomp_ver, yajl $yajl_ver, libcap2 $cap_ver or util-linux $ul_ver failed; keeping the libraries built before in $out" >&2
+		echo "musl-deps: building libseccomp $seccomp_ver, yajl $yajl_ver, libcap2 $cap_ver, util-linux $ul_ver or dbus $dbus_ver failed; keeping the libraries built before in $out" >&2
 		exit 0
 	fi
 	exit 1
@@ -71,8 +71,8 @@ ln -s "/usr/include/$(gcc -dumpmachine)/asm" "$out/include/asm"
 
 cd "$out/src"
 "$top/contrib/debian-source.sh" download "$apt_dir" . "libseccomp=$seccomp_ver" "yajl=$yajl_ver" \
-	"libcap2=$cap_ver" "util-linux=$ul_ver"
-for p in libseccomp yajl libcap2 util-linux; do
+	"libcap2=$cap_ver" "util-linux=$ul_ver" "dbus=$dbus_ver"
+for p in libseccomp yajl libcap2 util-linux dbus; do
 	dpkg-source -x "$p"_*.dsc "$p" >/dev/null 2>&1
 done
 
@@ -130,6 +130,27 @@ cflags="-O2 -fPIE -fstack-protector-strong -isystem $out/include"
 	cp .libs/libmount.a "$new/lib/"
 	mkdir -p "$new/include/libmount"
 	cp libmount/src/libmount.h "$new/include/libmount/"
+)
+# libdbus-1: the D-Bus client library of the `dbus` source package, for the systemd
+# cgroup driver (runtime/cgroup/systemd_bus.c). Only the library: configure asks for
+# expat, which the daemon alone uses, so its flags are given empty and no link test
+# reaches for glibc's. No systemd, SELinux, AppArmor or audit support: those are the
+# daemon's too.
+(
+	cd dbus
+	./configure CC=musl-gcc CFLAGS="$cflags" EXPAT_CFLAGS=" " EXPAT_LIBS=" " --prefix="$new" \
+		--disable-shared --enable-static --disable-systemd --disable-selinux --disable-apparmor \
+		--disable-libaudit --disable-tests --disable-doxygen-docs --disable-xml-docs \
+		--disable-ducktype-docs --disable-launchd --disable-kqueue --disable-inotify --without-x \
+		--disable-user-session --disable-asserts --disable-verbose-mode >configure.log 2>&1 ||
+		{ cat configure.log >&2; false; }
+	make -j"$jobs" -C dbus libdbus-1.la >/dev/null
+	cp dbus/.libs/libdbus-1.a "$new/lib/"
+	mkdir -p "$new/include/dbus"
+	cp dbus/dbus.h dbus/dbus-address.h dbus/dbus-bus.h dbus/dbus-connection.h dbus/dbus-errors.h \
+		dbus/dbus-macros.h dbus/dbus-memory.h dbus/dbus-message.h dbus/dbus-misc.h dbus/dbus-pending-call.h \
+		dbus/dbus-protocol.h dbus/dbus-server.h dbus/dbus-shared.h dbus/dbus-signature.h dbus/dbus-syntax.h \
+		dbus/dbus-threads.h dbus/dbus-types.h dbus/dbus-arch-deps.h "$new/include/dbus/"
 )
 touch "$new/$stamp"
 trap - ERR

@@ -62,6 +62,11 @@ oci_state_file_json (const struct sbx_state *s, size_t *len)
   GEN (gen_key_string (g, "cgroupPath", s->cgroup_path ? s->cgroup_path : ""));
   GEN (gen_key_int (g, "cgroupMode", s->cgroup_mode));
   GEN (gen_key_int (g, "cgroupV1Mask", s->cgroup_v1_mask));
+  if (s->systemd_unit && *s->systemd_unit)
+    {
+      GEN (gen_key_string (g, "systemdUnit", s->systemd_unit));
+      GEN (gen_key_bool (g, "systemdUser", s->systemd_user));
+    }
   GEN (gen_key_bool (g, "hasProcess", s->has_process));
   GEN (gen_key_bool (g, "cgroupns", s->has_cgroupns));
   GEN (gen_key_bool (g, "userns", s->userns));
@@ -118,7 +123,9 @@ oci_state_parse (const char *buf, size_t len, struct sbx_state *s, struct sbx_er
       || json_get_i64 (priv, "state.json.sbx", "hooksMask", true, 0, 63, &hooks, NULL, err) < 0)
     return -1;
   s->cgroup_path = dup_member (priv, "cgroupPath", "state.json.sbx", true, err, &failed);
-  if (failed)
+  s->systemd_unit = dup_member (priv, "systemdUnit", "state.json.sbx", false, err, &failed);
+  if (failed || (s->systemd_unit
+                 && json_get_bool (priv, "state.json.sbx", "systemdUser", &s->systemd_user, NULL, err) < 0))
     return -1;
   s->pid = (pid_t) pid;
   s->cgroup_mode = (int) mode;
@@ -138,6 +145,7 @@ oci_state_clear (struct sbx_state *s)
   free (s->created);
   free (s->owner);
   free (s->cgroup_path);
+  free (s->systemd_unit);
   json_free (s->tree);
   memset (s, 0, sizeof *s);
 }

@@ -27,6 +27,8 @@ struct sbx_state
   char *cgroup_path;        /* resolved cgroup path, "" when the container has none */
   int cgroup_mode;          /* enum cgroup_mode of runtime/cgroup/cgroup.h */
   uint32_t cgroup_v1_mask;  /* v1 hierarchies joined (bit = enum cgroup_v1_ctrl) */
+  char *systemd_unit;       /* the systemd scope that holds the cgroup (--systemd-cgroup); NULL: none */
+  bool systemd_user;        /* and the user's manager runs it, not the system's */
   bool has_process;         /* config.json had a process (start needs one) */
   bool has_cgroupns;        /* the container has its own cgroup namespace */
   bool userns;              /* the container has its own user namespace */

@@ -143,6 +143,7 @@ container_free (struct container *c)
   free (c->state.created);
   free (c->state.owner);
   free (c->state.cgroup_path);
+  free (c->state.systemd_unit);
   free (c->own_cgroup);
   free (c->bundle);
   free (c->rootfs);
@@ -153,6 +154,8 @@ container_free (struct container *c)
 static int
 end_cgroup (struct container *c, struct sbx_error *err)
 {
+  if (c->cg.systemd_unit)
+    return c->cg.systemd_started ? cgroup_systemd_end (&c->cg, err) : 0;
   if (c->kept_cgroup && c->cg.ops->release (&c->cg, err) == 0)
     return 0;
   sbx_error_clear (err);
@@ -281,6 +284,9 @@ choose_cgroup_mode (struct container *c, bool wants_limits)
   enum cgroup_mode mode;
   if (c->ctx->cgroup_manager == CGROUP_MANAGER_DISABLED)
     return CGROUP_MODE_NONE;
+  /* --systemd-cgroup as a user: the user's own manager makes the scope */
+  if (c->ctx->systemd_cgroup && !c->ctx->host_root)
+    return cgroup_detect_mode ();
   if (!c->ctx->as_root)
     return CGROUP_MODE_NONE; /* an unprivileged caller has no cgroup of its own to manage */
   mode = cgroup_detect_mode ();
@@ -315,6 +321,25 @@ check_devices_without_cgroup (const struct container *c, struct sbx_error *err)
                                                                           : "this user cannot manage cgroups");
 }
 
+/* --systemd-cgroup: the cgroup is a scope that systemd makes once the init exists
+   (cgroup_systemd.c): nothing to make before, so no clone into it (the init's cgroup
+   namespace is made once it has been moved). The system's manager for root in the
+   host's user namespace, the user's own otherwise. */
+static int
+plan_systemd_cgroup (struct container *c, enum cgroup_mode mode, struct sbx_error *err)
+{
+  cgroup_init (&c->cg, mode, NULL);
+  if (cgroup_systemd_plan (&c->cg, c->config->linux_.cgroups_path, c->o->id, !c->ctx->host_root, err) < 0)
+    return -1;
+  if (mode != CGROUP_MODE_UNIFIED)
+    {
+      c->cg.v1_mask = cgroup_v1_mask_for (&c->resources, c->one_shot, c->watched);
+      c->cg.v1_required = cgroup_v1_required_for (&c->resources);
+    }
+  c->cg.no_clone_into = true;
+  return 0;
+}
+
 static int
 plan (struct container *c, struct sbx_error *err)
 {
@@ -342,7 +367,12 @@ plan (struct container *c, struct sbx_error *err)
       || reaper_wanted (c->config, &c->with_reaper, &c->reaper_hold, err) < 0)
     return -1;
   c->seccomp_config.text = c->config->raw;
-  if (mode != CGROUP_MODE_NONE)
+  if (c->ctx->systemd_cgroup && mode != CGROUP_MODE_NONE)
+    {
+      if (plan_systemd_cgroup (c, mode, err) < 0)
+        return -1;
+    }
+  else if (mode != CGROUP_MODE_NONE)
     {
       _cleanup_free_ char *path = cgroup_resolve_path (c->config->linux_.cgroups_path, c->o->id,
                                                        c->ctx->systemd_cgroup, err);
@@ -401,6 +431,21 @@ recycle_kept (struct container *c, struct sbx_error *err)
   return remake_cgroup (c, c->own_cgroup, err);
 }
 
+/* The config's linux.resources written into the cgroup, with the device allow-list. */
+static int
+apply_resources (struct container *c, struct sbx_error *err)
+{
+  struct cgroup_device_defaults defaults = { c->config->linux_.devices, c->config->linux_.n_devices };
+  struct oci_resources applied = c->resources;
+  /* The root of a user namespace (a delegated v2 cgroup) may not load the device
+     filter (a BPF program), and needs none: it can make no device node, and binds
+     only the listed ones (check_devices_without_cgroup's reasoning); runc and crun
+     skip the device rules rootless too. */
+  bool device_rules = c->ctx->host_root;
+  applied.has_devices &= device_rules;
+  return c->cg.ops->apply (&c->cg, &applied, device_rules ? &defaults : NULL, &c->ctx->log, err);
+}
+
 static int
 claim (struct container *c, bool with_fifo, struct sbx_error *err)
 {
@@ -424,19 +469,28 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
   if (c->cg.mode != CGROUP_MODE_NONE)
     {
       /* Limits are in place before the init joins: they hold from its first instruction. */
-      struct cgroup_device_defaults defaults = { c->config->linux_.devices, c->config->linux_.n_devices };
-      struct oci_resources applied = c->resources;
-      /* The root of a user namespace (a delegated v2 cgroup) may not load the device
-         filter (a BPF program), and needs none: it can make no device node, and binds
-         only the listed ones (check_devices_without_cgroup's reasoning); runc and crun
-         skip the device rules rootless too. */
-      bool device_rules = c->ctx->host_root;
-      applied.has_devices &= device_rules;
+      if (c->cg.systemd_unit)
+        return 0; /* made once the init exists: join_systemd_cgroup */
       c->cgroup_created = true;
       if (c->cg.ops->create (&c->cg, err) < 0 || (c->kept_cgroup && recycle_kept (c, err) < 0)
-          || c->cg.ops->apply (&c->cg, &applied, device_rules ? &defaults : NULL, &c->ctx->log, err) < 0)
+          || apply_resources (c, err) < 0)
         return -1;
     }
+  return 0;
+}
+
+/* --systemd-cgroup: the init, cloned and waiting, is moved into a scope that systemd
+   makes for it; then the limits are written there, before it goes on. */
+static int
+join_systemd_cgroup (struct container *c, struct sbx_error *err)
+{
+  c->cgroup_created = true;
+  if (cgroup_systemd_start (&c->cg, c->child.pid, c->o->id, &c->resources, c->config->annotations, err) < 0
+      || apply_resources (c, err) < 0)
+    return -1;
+  c->child.in_cgroup = true;
+  free (c->state.cgroup_path);
+  c->state.cgroup_path = xstrdup (c->cg.path);
   return 0;
 }
 
@@ -481,6 +535,8 @@ fill_state (struct container *c)
   s->cgroup_mode = c->cg.mode;
   s->cgroup_path = xstrdup (c->cg.path ? c->cg.path : "");
   s->cgroup_v1_mask = c->cg.v1_mask;
+  s->systemd_unit = c->cg.systemd_unit ? xstrdup (c->cg.systemd_unit) : NULL;
+  s->systemd_user = c->cg.systemd_user;
   s->has_process = c->config->process != NULL;
   s->has_cgroupns = c->ns.cgroupns_new;
   s->userns = c->ns.userns || c->ns.userns_joined;
@@ -601,7 +657,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
     close (a->console_fd);
   if (a->seccomp_listener_fd >= 0)
     close (a->seccomp_listener_fd);
-  if (spawn_setup_child (a, &c->cg, &c->child, err) < 0)
+  if ((c->cg.systemd_unit && join_systemd_cgroup (c, err) < 0) || spawn_setup_child (a, &c->cg, &c->child, err) < 0)
     return -1;
   c->state.pid = c->child.pid;
   if (a->parent_hooks)

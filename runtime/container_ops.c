@@ -244,7 +244,7 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
           goto out;
         }
     }
-  if (cg.ops && !kept && cg.ops->destroy (&cg, err) < 0)
+  if (cg.systemd_unit ? cgroup_systemd_end (&cg, err) < 0 : (cg.ops && !kept && cg.ops->destroy (&cg, err) < 0))
     goto out;
   if (run_hooks_from_snapshot (ctx, &l, SBX_HOOK_POSTSTOP, "stopped", &e2) < 0)
     {

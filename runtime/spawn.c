@@ -96,7 +96,8 @@ spawn_init (struct init_args *a, struct cgroup *cg, struct spawned *s, struct sb
     }
   /* v1: the init joins by itself, first thing (cgroup_v1.c says why); the two-stage
      path forks the init later, and a pids limit must not stop that fork. */
-  a->cgroup_self_join = cg->ops && cg->ops->enter_self && !(args.flags & CLONE_INTO_CGROUP) && !ns->two_stage;
+  a->cgroup_self_join = cg->ops && cg->ops->enter_self && !(args.flags & CLONE_INTO_CGROUP) && !ns->two_stage
+                       && !cg->systemd_unit; /* systemd moves it (cgroup_systemd.c) */
   pid = sys_clone3 (&args);
   if (pid < 0)
     {

@@ -9,7 +9,7 @@
 enum cgroup_manager
 {
   CGROUP_MANAGER_CGROUPFS,
-  CGROUP_MANAGER_SYSTEMD, /* accepted; mapped to cgroupfs paths when systemd is not running */
+  CGROUP_MANAGER_SYSTEMD, /* a transient scope per container, made by systemd (cgroup_systemd.c) */
   CGROUP_MANAGER_DISABLED,
 };
 

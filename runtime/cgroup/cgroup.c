@@ -173,6 +173,8 @@ cgroup_close (struct cgroup *cg)
       close (cg->v1_dirfd[i]);
   cgroup_drop_roots (cg);
   free (cg->path);
+  free (cg->systemd_unit);
+  free (cg->systemd_slice);
   cgroup_init (cg, CGROUP_MODE_NONE, NULL);
 }
 
@@ -181,6 +183,12 @@ cgroup_open_from_state (const struct sbx_state *s, struct cgroup *cg, struct sbx
 {
   cgroup_init (cg, (enum cgroup_mode) s->cgroup_mode, s->cgroup_path);
   cg->v1_mask = s->cgroup_v1_mask;
+  if (s->systemd_unit && *s->systemd_unit)
+    {
+      cg->systemd_unit = xstrdup (s->systemd_unit);
+      cg->systemd_user = s->systemd_user;
+      cg->systemd_started = true;
+    }
   if (cg->mode == CGROUP_MODE_NONE || !s->cgroup_path || !*s->cgroup_path)
     {
       cg->mode = CGROUP_MODE_NONE;

@@ -83,6 +83,11 @@ struct cgroup
   uint32_t v1_mask;     /* controllers joined */
   uint32_t v1_required; /* of those, the ones the config's resources need (must exist) */
   uint32_t v1_made;     /* of those, the ones whose cgroup this create made (fresh files) */
+  /* The systemd driver's (cgroup_systemd.c): the transient scope that holds the cgroup,
+     its slice, and whether the user's manager (not the system's) runs it; NULL:
+     cgroupfs. The path is known once the scope is started (systemd_started). */
+  char *systemd_unit, *systemd_slice;
+  bool systemd_user, systemd_started;
   /* a kept cgroup (cgroup_kept.c) recycled for this container: its counters that
      cannot be reset, as they were when it was adopted; stats subtract them */
   bool has_base;
@@ -148,6 +153,20 @@ bool cgroup_is_frozen (const struct sbx_state *s);
 /* exec --cgroup [CONTROLLER[,...]:]SUB: the opened cgroup becomes SUB beneath it
  * (cgroup.c says how it stays beneath). */
 int cgroup_descend (struct cgroup *cg, const char *spec, struct sbx_error *err);
+
+/* The systemd driver (cgroup_systemd.c). Plan: cgroupsPath ("slice:prefix:name", or
+   empty for system.slice, or user.slice with USER, and sbx-oci-ID.scope) into CG's
+   unit and slice; an error naming the flag when no manager runs. Start: the scope
+   made with PID in it (the job waited for), and CG's path read back from PID and
+   opened (v1: the hierarchies systemd left out made and joined); the caller applies
+   the limits to the files. End: every task killed, the unit stopped and reset, what
+   is left removed. Update: the unit's properties set to the limits too. */
+int cgroup_systemd_plan (struct cgroup *cg, const char *cgroups_path, const char *id, bool user,
+                         struct sbx_error *err);
+int cgroup_systemd_start (struct cgroup *cg, pid_t pid, const char *id, const struct oci_resources *r,
+                          yajl_val annotations, struct sbx_error *err);
+int cgroup_systemd_end (struct cgroup *cg, struct sbx_error *err);
+int cgroup_systemd_update (const struct cgroup *cg, const struct oci_resources *r, struct sbx_error *err);
 
 /* Kept cgroups (cgroup_kept.c): one per slot of `serve`, reused by one sandbox after
  * another instead of made and removed with each. */

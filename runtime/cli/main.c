@@ -41,7 +41,7 @@ print_usage (FILE *out)
                 "  --log FILE               also write log messages to FILE\n"
                 "  --log-format text|json   format of --log (default text)\n"
                 "  --debug                  log debug messages\n"
-                "  --systemd-cgroup         cgroupsPath is slice:prefix:name (mapped to cgroupfs paths)\n"
+                "  --systemd-cgroup         the cgroup is a systemd scope; cgroupsPath is slice:prefix:name\n"
                 "  --cgroup-manager M       cgroupfs (default), systemd, or disabled\n"
                 "  --rootless[=true|false|auto]  accepted for runc compatibility (detected automatically)\n"
                 "  -v, --version            print the version\n"

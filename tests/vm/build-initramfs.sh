@@ -98,7 +98,7 @@ fi
 # 2. The initramfs: busybox, /init and the modules, as an uncompressed cpio (unpacking
 # beats decompressing under TCG). Rebuilt when init, this script, busybox or the kernel
 # change.
-stamp=$(cat "$here/init" "$0" /bin/busybox "$VM_CACHE/vmlinuz.pkg" | sha256sum | cut -c1-16)
+stamp=$(cat "$here/init" "$here/systemd-init" "$0" /bin/busybox "$VM_CACHE/vmlinuz.pkg" | sha256sum | cut -c1-16)
 if [ ! -s "$VM_CACHE/initramfs.cpio" ] || [ "$(cat "$VM_CACHE/initramfs.stamp" 2>/dev/null)" != "$stamp" ]; then
 	tmp2=$(mktemp -d "$VM_CACHE/i.XXXXXX")
 	trap 'rm -rf "${tmp:-}" "$tmp2"' EXIT
@@ -108,6 +108,7 @@ if [ ! -s "$VM_CACHE/initramfs.cpio" ] || [ "$(cat "$VM_CACHE/initramfs.stamp" 2
 	cp /bin/busybox "$tmp2/bin/busybox"
 	ln -s busybox "$tmp2/bin/sh"
 	cp "$here/init" "$tmp2/init"
+	cp "$here/systemd-init" "$tmp2/systemd-init"
 	chmod 755 "$tmp2/init"
 	cp -a "$VM_CACHE/modules/." "$tmp2/modules/" 2>/dev/null || true
 	(cd "$tmp2" && find . | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) >"$VM_CACHE/initramfs.cpio.new"

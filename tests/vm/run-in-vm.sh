@@ -28,6 +28,9 @@
 #   VM_KEEP=1          keep the run directory (serial log, output) and print its path
 #   VM_DEBUG=1         full kernel log in the serial log; implies VM_KEEP=1
 #   VM_TIMING=1        print boot / command / shutdown times on stderr
+#   VM_SYSTEMD=1       boot Debian's systemd as PID 1 (tests/vm/systemd-init): an overlay
+#                      root in guest memory, dbus and logind, COMMAND as a service;
+#                      the guest's memory defaults to 3072 MiB then
 # COMMAND runs in the caller's directory (read-only unless in VM_RW_DIRS); $VM_RUN_DIR
 # is a read-write directory shared with the host.
 set -uo pipefail
@@ -43,6 +46,14 @@ export VM_CACHE
 "$here/build-initramfs.sh" || { echo "run-in-vm: preparing the kernel and initramfs failed" >&2; exit 125; }
 
 mem=${VM_MEM:-1024}
+systemd_append=
+if [ "${VM_SYSTEMD:-0}" = 1 ]; then
+	mem=${VM_MEM:-3072}
+	# fstab=0: the host's fstab is not the guest's; the unified hierarchy alone, as
+	# on the hosts users run (systemd 252's default, said explicitly).
+	systemd_append="vm.systemd=1 systemd.unit=sbx-vm.target fstab=0 systemd.unified_cgroup_hierarchy=1 \
+systemd.show_status=0 systemd.log_level=warning systemd.journald.forward_to_console=0"
+fi
 cpus=${VM_CPUS:-2}
 tmo=${VM_TIMEOUT:-600}
 accel=${VM_ACCEL:-auto}
@@ -119,7 +130,7 @@ quiet=quiet
 # and nokaslr all shorten the emulated boot; panic=-1 turns a panic into an exit.
 append="console=ttyS0 $quiet loglevel=4 panic=-1 rdinit=/init vm.run=$run \
 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nokbd i8042.nopnp \
-cryptomgr.notests random.trust_cpu=on nokaslr audit=0 ${VM_APPEND:-}"
+cryptomgr.notests random.trust_cpu=on nokaslr audit=0 $systemd_append ${VM_APPEND:-}"
 
 # q35 with a shared memfd backend (vhost-user needs guest RAM it can map); the serial
 # console goes to a file, stdin is /dev/null: no TTY needed. -no-reboot + the guest's
