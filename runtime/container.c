@@ -391,7 +391,7 @@ plan (struct container *c, struct sbx_error *err)
                                           "on cgroup v1", c->resources.unified[0].key);
         }
     }
-  c->cg.no_clone_into = c->resources.has_pids_limit && c->resources.pids_limit == 0;
+  c->cg.no_clone_into |= c->resources.has_pids_limit && c->resources.pids_limit == 0;
   return ns_plan_build (c->config, mode == CGROUP_MODE_UNIFIED && !c->cg.no_clone_into, &c->ns, err);
 }
 

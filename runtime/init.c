@@ -306,6 +306,10 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     return -1;
   if (sync_expect (a->sync_fd, SYNC_GO, NULL, NULL, err) < 0)
     return -1;
+  /* --systemd-cgroup: systemd has moved this process into the scope it made since the
+     clone; the cgroup's mount needs to know which one that is. */
+  if (a->cg->systemd_unit && cgroup_systemd_adopt (a->cg, err) < 0)
+    return -1;
   if (a->ns->two_stage && two_stage_namespaces (a, err) < 0)
     return -1;
   if (idmap_needed (c, a->mount_plans) && receive_idmapped_mounts (a, err) < 0)

@@ -21,7 +21,9 @@
 #   vm       tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
 #            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) and warm runs
 #            through `serve` (tests/vm/serve-check.sh) in the same kind,
-#            and tests/vm/run-crun-v2.sh: crun's cgroup test files there (their v2 cases)
+#            and tests/vm/run-crun-v2.sh: crun's cgroup test files there (their v2 cases),
+#            and tests/vm/run-systemd-check.sh: the systemd cgroup driver of sbx-oci, runc
+#            and crun, case by case, in a guest that boots Debian's systemd as PID 1
 #   clients  tests/clients/run.sh: podman and containerd driving sbx-oci (when present)
 #   kubernetes  tests/kubernetes/run.sh: a single-node Kubernetes 1.20 (built from
 #            Debian's source, cached outside the tree) whose kubelet runs pods on
@@ -114,6 +116,7 @@ for stage in $stages; do
 		run_stage vm "$here/vm/run-cgroup-suite.sh"
 		run_stage vm-python "$here/vm/run-python-check.sh"
 		run_stage vm-crun "$here/vm/run-crun-v2.sh"
+		run_stage vm-systemd "$here/vm/run-systemd-check.sh"
 		;;
 	clients)
 		if [ -x "$here/clients/run.sh" ]; then

@@ -166,6 +166,8 @@ int cgroup_systemd_plan (struct cgroup *cg, const char *cgroups_path, const char
 int cgroup_systemd_start (struct cgroup *cg, pid_t pid, const char *id, const struct oci_resources *r,
                           yajl_val annotations, struct sbx_error *err);
 int cgroup_systemd_end (struct cgroup *cg, struct sbx_error *err);
+/* In the init, once systemd has moved it: CG's path read from itself, and opened. */
+int cgroup_systemd_adopt (struct cgroup *cg, struct sbx_error *err);
 int cgroup_systemd_update (const struct cgroup *cg, const struct oci_resources *r, struct sbx_error *err);
 
 /* Kept cgroups (cgroup_kept.c): one per slot of `serve`, reused by one sandbox after

@@ -82,8 +82,8 @@ cgroup_systemd_plan (struct cgroup *cg, const char *cgroups_path, const char *id
   return 0;
 }
 
-/* PID's cgroup as its /proc/PID/cgroup says: the unified line ("0::/x") when the host
-   has one, else systemd's named v1 hierarchy. */
+/* PID's cgroup (0: the caller's) as its /proc/PID/cgroup says: the unified line
+   ("0::/x") when the host has one, else systemd's named v1 hierarchy. */
 static char *
 cgroup_of_pid (pid_t pid, enum cgroup_mode mode)
 {
@@ -91,7 +91,10 @@ cgroup_of_pid (pid_t pid, enum cgroup_mode mode)
   const char *want = mode == CGROUP_MODE_LEGACY ? ":name=systemd:" : "0::";
   char *found = NULL;
   FILE *f;
-  snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid);
+  if (pid)
+    snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid);
+  else
+    strcpy (path, "/proc/self/cgroup");
   f = fopen (path, "re");
   if (!f)
     return NULL;
@@ -141,6 +144,18 @@ cgroup_systemd_start (struct cgroup *cg, pid_t pid, const char *id, const struct
       return 0;
     }
   return cg->ops->create (cg, err) < 0 || cg->ops->enter (cg, pid, err) < 0 ? -1 : 0;
+}
+
+int
+cgroup_systemd_adopt (struct cgroup *cg, struct sbx_error *err)
+{
+  free (cg->path);
+  cg->path = cgroup_of_pid (0, cg->mode);
+  if (!cg->path || !ends_with (cg->path, cg->systemd_unit))
+    return sbx_error_set (err, 0, "the container's init is in cgroup %s, not in %s", cg->path ? cg->path : "(unknown)",
+                          cg->systemd_unit);
+  cg->systemd_started = true;
+  return cg->ops->open (cg, err);
 }
 
 int

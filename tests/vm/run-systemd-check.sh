@@ -1,0 +1,61 @@
+#!/bin/bash
+# The systemd cgroup driver on a host as users run one: Debian's systemd 252 as PID 1
+# on the pure cgroup v2 hierarchy (run-in-vm.sh with VM_SYSTEMD=1), sbx-oci beside
+# runc and crun on the same cases (systemd-check.sh: the unit systemd made, its
+# Delegate, ControlGroup and limits; the init in it; the limits in the files and
+# enforced; exec, update, daemon-reload, systemctl stop, delete, a foreground run).
+# Fails on a case sbx-oci fails that is not in systemd-expected-failures.txt with its
+# reason (one that runc or crun passes must name the isolation it would weaken).
+#   SBX_OCI=path   binary under test (default: the checkout's ./sbx-oci)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+sbx_oci=${SBX_OCI:-$root/sbx-oci}
+[ "$(id -u)" = 0 ] || { echo "run-systemd-check: must run as root" >&2; exit 1; }
+[ -x "$sbx_oci" ] || { echo "run-systemd-check: $sbx_oci is missing: build it first" >&2; exit 1; }
+for t in runc crun busybox jq; do
+	command -v "$t" >/dev/null || { echo "run-systemd-check: $t is missing (apt-get install $t)" >&2; exit 1; }
+done
+VM_CACHE=${VM_CACHE:-/var/cache/sbx-vm}
+export VM_CACHE
+mkdir -p "$VM_CACHE/runs" || exit 1
+snap=$(mktemp -d "$VM_CACHE/runs/s.XXXXXX") || exit 1
+trap 'rm -rf "$snap"' EXIT
+cp "$sbx_oci" "$snap/sbx-oci" && cp "$here/systemd-check.sh" "$snap/" || exit 1
+# The containers' root: static busybox, and a program that touches N MiB.
+mkdir -p "$snap/rootfs/proc" "$snap/rootfs/dev" "$snap/rootfs/sys" "$snap/rootfs/tmp"
+cp /bin/busybox "$snap/rootfs/busybox"
+cat >"$snap/alloc.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+int main (int argc, char **argv)
+{
+  size_t mib = argc > 1 ? strtoul (argv[1], 0, 10) : 1;
+  for (size_t i = 0; i < mib; i++)
+    memset (malloc (1 << 20), 1, 1 << 20);
+  return 0;
+}
+EOF
+gcc -static -O2 -o "$snap/rootfs/alloc" "$snap/alloc.c" || exit 1
+out=$snap/out
+VM_TIMEOUT=${VM_TIMEOUT:-900} VM_SYSTEMD=1 VM_RO_DIRS=$snap \
+	"$here/run-in-vm.sh" "$snap/systemd-check.sh $snap sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun)" |
+	tee "$out"
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || { echo "run-systemd-check: the guest's check failed (status $rc)" >&2; exit 1; }
+
+# sbx-oci's failures, judged against the expected ones and the peers' results
+expected=$here/systemd-expected-failures.txt
+status=0
+while read -r c rt result; do
+	[ "$rt" = sbx-oci ] && [ "$result" != pass ] || continue
+	if grep -qE "^$c[[:space:]]" "$expected" 2>/dev/null; then
+		echo "run-systemd-check: expected failure: $c"
+		continue
+	fi
+	peers=$(awk -v c="$c" '$1 == c && $2 != "sbx-oci" && $3 == "pass" { print $2 }' "$out" | tr '\n' ' ')
+	echo "run-systemd-check: UNEXPECTED: sbx-oci fails '$c'${peers:+ (passed by $peers)}" >&2
+	status=1
+done < <(grep -E '^[a-z-]+ (sbx-oci|runc|crun) ' "$out")
+grep -q '^start sbx-oci ' "$out" || { echo "run-systemd-check: no result for sbx-oci" >&2; status=1; }
+exit $status
