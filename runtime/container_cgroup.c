@@ -80,11 +80,12 @@ container_update (struct sbx_ctx *ctx, const char *id, const struct oci_resource
       defaults.devices = snapshot->linux_.devices;
       defaults.n = snapshot->linux_.n_devices;
     }
-  /* A systemd scope's unit gets the new limits too: daemon-reload writes the unit's
-     own back into the cgroup (cgroup_systemd.c). */
-  ret = (o.cg.systemd_unit && cgroup_systemd_update (&o.cg, r, err) < 0)
-            ? -1
-            : o.cg.ops->apply (&o.cg, r, r->has_devices ? &defaults : NULL, &ctx->log, err);
+  /* A systemd scope's unit gets the new limits too, once the files (which check them)
+     have taken them: daemon-reload writes the unit's own back into the cgroup
+     (cgroup_systemd.c). */
+  ret = o.cg.ops->apply (&o.cg, r, r->has_devices ? &defaults : NULL, &ctx->log, err);
+  if (ret == 0 && o.cg.systemd_unit)
+    ret = cgroup_systemd_update (&o.cg, r, err);
 out:
   oci_config_free (snapshot);
   opened_free (&o);

@@ -56,7 +56,7 @@ cg_file() { cat "/sys/fs/cgroup/$1$2/$3"; }
 	# then memory until the OOM killer ends it
 	bg_gated first go-first '
 t = time.process_time()
-while time.process_time() - t < 0.4: pass
+while time.process_time() - t < 3: pass
 kids = 0
 try:
     while True:
@@ -75,7 +75,7 @@ while True: hog.append(bytearray(4 << 20))'
 	touch "$BATS_TEST_TMPDIR/work/go-first"
 	wait_bg "$first_pid" 30
 	RESULT=$BATS_TEST_TMPDIR/first.json
-	result_is '.oom_killed == true and (.limits_hit | index("pids")) != null and .cpu_user_ms + .cpu_sys_ms >= 300'
+	result_is '.oom_killed == true and (.limits_hit | index("pids")) != null and .cpu_user_ms + .cpu_sys_ms >= 3000'
 	grep -q "fork refused" "$BATS_TEST_TMPDIR/first.out"
 	# what the kernel frees of a run's processes after they are gone, it frees in the
 	# background: a cgroup still charged with more than a little is made anew instead
@@ -111,7 +111,9 @@ print("allocated", len(b), flush=True)'
 		grep -q "allocated 67108864" "$BATS_TEST_TMPDIR/next$n.out"
 		RESULT=$BATS_TEST_TMPDIR/next$n.json
 		# its own numbers only: none of the first run's OOM kill, refused forks or CPU time
-		result_is '.oom_killed == false and .limits_hit == [] and .cpu_user_ms + .cpu_sys_ms < 300'
+		# (3 s; its own forks and 64 MiB of page faults took 447 ms once on a loaded
+		# machine, over the 300 ms this allowed when the first run burnt 0.4 s)
+		result_is '.oom_killed == false and .limits_hit == [] and .cpu_user_ms + .cpu_sys_ms < 2000'
 		result_is '.peak_memory_bytes >= 67108864 and .peak_memory_bytes < 96 * 1048576'
 		[ "$cg" != "$first_cg" ] || break
 	done

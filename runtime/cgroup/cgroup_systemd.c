@@ -27,6 +27,14 @@ ends_with (const char *s, const char *suffix)
   return n >= m && strcmp (s + n - m, suffix) == 0;
 }
 
+/* Whether PATH's last component is UNIT: the unit's own cgroup. */
+static bool
+is_unit_cgroup (const char *path, const char *unit)
+{
+  const char *slash = strrchr (path, '/');
+  return slash && strcmp (slash + 1, unit) == 0;
+}
+
 /* systemd's unit name alphabet (unit-name.c): the rest would be refused by it with a
    less clear message. */
 static bool
@@ -122,16 +130,24 @@ cgroup_systemd_start (struct cgroup *cg, pid_t pid, const char *id, const struct
   int ret;
   if (!bus)
     return sbx_error_wrap (err, "--systemd-cgroup");
+  /* From the call on, the abort stops and resets the unit: a start job that failed or
+     timed out leaves it loaded ("failed"), and the next create with this id would
+     find it there (UnitExists). */
+  cg->systemd_started = true;
   ret = sd_manager_call (bus, "StartTransientUnit", sd_props_fill_start, &spec, true, NULL, err);
   sd_bus_close (bus);
   if (ret < 0)
     return sbx_error_wrap (err, "start %s", cg->systemd_unit);
-  cg->systemd_started = true;
   free (cg->path);
   cg->path = cgroup_of_pid (pid, cg->mode);
-  if (!cg->path || !ends_with (cg->path, cg->systemd_unit))
-    return sbx_error_set (err, 0, "systemd started %s, but the container's init is in cgroup %s", cg->systemd_unit,
-                          cg->path ? cg->path : "(unknown)");
+  if (!cg->path || !is_unit_cgroup (cg->path, cg->systemd_unit))
+    {
+      sbx_error_set (err, 0, "systemd started %s, but the container's init is in cgroup %s", cg->systemd_unit,
+                     cg->path ? cg->path : "(unknown)");
+      free (cg->path);
+      cg->path = NULL; /* not ours: the abort must not touch it */
+      return -1;
+    }
   /* v2: systemd made it, nothing to make. v1 (a hybrid or legacy host): systemd made it
      in the hierarchies it manages; the others' directories are ours, under the same
      path, and the init joins them. */
@@ -151,7 +167,7 @@ cgroup_systemd_adopt (struct cgroup *cg, struct sbx_error *err)
 {
   free (cg->path);
   cg->path = cgroup_of_pid (0, cg->mode);
-  if (!cg->path || !ends_with (cg->path, cg->systemd_unit))
+  if (!cg->path || !is_unit_cgroup (cg->path, cg->systemd_unit))
     return sbx_error_set (err, 0, "the container's init is in cgroup %s, not in %s", cg->path ? cg->path : "(unknown)",
                           cg->systemd_unit);
   cg->systemd_started = true;
@@ -198,10 +214,11 @@ cgroup_systemd_end (struct cgroup *cg, struct sbx_error *err)
 {
   /* Every task killed first: systemd's own stop would send SIGTERM and wait
      TimeoutStopSec for it (an init ignores it), then what systemd removes is empty. */
-  if (cg->ops && cg->path && cg->ops->release (cg, err) < 0)
+  bool ours = cg->ops && cg->path && is_unit_cgroup (cg->path, cg->systemd_unit);
+  if (ours && cg->ops->release (cg, err) < 0)
     return -1;
   if (stop_unit (cg, err) < 0)
     return -1;
   /* v1: the hierarchies systemd does not manage were ours to make (ENOENT is fine) */
-  return cg->ops && cg->path ? cg->ops->destroy (cg, err) : 0;
+  return ours ? cg->ops->destroy (cg, err) : 0;
 }

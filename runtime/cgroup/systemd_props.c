@@ -102,8 +102,13 @@ static void
 cpu_props (DBusMessageIter *props, const struct oci_resources *r)
 {
   uint64_t period = r->cpu.has_period && r->cpu.period ? r->cpu.period : 100000;
-  if (r->cpu.has_shares && r->cpu.shares >= 2)
-    prop_u64 (props, "CPUWeight", 1 + ((r->cpu.shares - 2) * 9999) / 262142);
+  if (r->cpu.has_shares && r->cpu.shares)
+    {
+      /* clamped to v1's range first, as the file backend does: systemd refuses a
+         weight beyond 1..10000 */
+      uint64_t shares = r->cpu.shares < 2 ? 2 : r->cpu.shares > 262144 ? 262144 : r->cpu.shares;
+      prop_u64 (props, "CPUWeight", 1 + ((shares - 2) * 9999) / 262142);
+    }
   if (r->cpu.has_period && r->cpu.period)
     prop_u64 (props, "CPUQuotaPeriodUSec", r->cpu.period);
   if (r->cpu.has_quota && r->cpu.quota > 0)
@@ -118,6 +123,14 @@ cpu_props (DBusMessageIter *props, const struct oci_resources *r)
     prop_u64 (props, "CPUQuotaPerSecUSec", UINT64_MAX);
 }
 
+/* systemd refuses TasksMax 0; pids.max 0 is written to the file all the same, and 1
+   holds no less (the init is in the scope already: only forks count). */
+static uint64_t
+tasks_max (int64_t limit)
+{
+  return limit < 0 ? UINT64_MAX : limit == 0 ? 1 : (uint64_t) limit;
+}
+
 static void
 resource_props (DBusMessageIter *props, const struct oci_resources *r)
 {
@@ -125,9 +138,12 @@ resource_props (DBusMessageIter *props, const struct oci_resources *r)
   cpu_props (props, r);
   /* Always, for a scope: otherwise systemd applies DefaultTasksMax (15% of the
      host's pid limit) to it, and writes that again at every daemon-reload. */
-  prop_u64 (props, "TasksMax", r->has_pids_limit && r->pids_limit >= 0 ? (uint64_t) r->pids_limit : UINT64_MAX);
-  if (r->blkio.has_weight && r->blkio.weight >= 10)
-    prop_u64 (props, "IOWeight", 1 + ((uint64_t) r->blkio.weight - 10) * 9999 / 990);
+  prop_u64 (props, "TasksMax", tasks_max (r->has_pids_limit ? r->pids_limit : -1));
+  if (r->blkio.has_weight && r->blkio.weight)
+    {
+      uint64_t w = r->blkio.weight < 10 ? 10 : r->blkio.weight > 1000 ? 1000 : r->blkio.weight;
+      prop_u64 (props, "IOWeight", 1 + (w - 10) * 9999 / 990);
+    }
 }
 
 /* An integer annotation: "uint64 N" (or uint32, int64, int32), or a bare N, which
@@ -262,7 +278,7 @@ sd_props_fill_update (DBusMessageIter *args, const void *data, struct sbx_error 
   memory_props (&props, s->resources);
   cpu_props (&props, s->resources);
   if (s->resources->has_pids_limit)
-    prop_u64 (&props, "TasksMax", limit_or_infinity (s->resources->pids_limit));
+    prop_u64 (&props, "TasksMax", tasks_max (s->resources->pids_limit));
   need (dbus_message_iter_close_container (args, &props));
   return 0;
 }

@@ -5,7 +5,7 @@
 # runtime cannot run a bundle (its rows would mean nothing) and when runs leak.
 #   SBX_OCI=path RUNS=50 WARMUP=5 RSS_N=20 SOAK_RUNS=1000 IDLE_GAP=0.2 BENCH_WORK=dir RESULTS=dir
 #   run.sh [scenario ...]: only these (true py pycmd limits seccomp userns idle phases deltas
-#   vm-deltas rss soak warm); DELTA_N=60 pairs per delta, VM_DELTA_N=16 in the cgroup v2 guest
+#   vm-deltas vm-systemd rss soak warm); DELTA_N=60 pairs per delta, VM_DELTA_N=16 in the cgroup v2 guest
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (namespaces, mounts, cgroups)" >&2 && exit 1; }
@@ -27,12 +27,13 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.tsv "$RESULTS/RESULTS.md"
 "$BENCH_SRC/bundles.sh"
 
 scn=()
-[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases deltas vm-deltas rss soak warm
+[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases deltas vm-deltas vm-systemd rss soak warm
 for s in "$@"; do
 	case $s in
 	rss) "$BENCH_SRC/rss.sh" ;;
 	deltas) "$BENCH_SRC/deltas.sh" ;;
 	vm-deltas) "$BENCH_SRC/vm-deltas.sh" ;;
+	vm-systemd) "$BENCH_SRC/vm-systemd.sh" ;;
 	soak) leak=0 && "$BENCH_SRC/soak.sh" || leak=1 ;; # the report is still written
 	warm) warm_leak=0 && "$BENCH_SRC/warm.sh" || warm_leak=1 ;;
 	*) scn+=("$s") ;;
