@@ -337,6 +337,7 @@ plan_systemd_cgroup (struct container *c, enum cgroup_mode mode, struct sbx_erro
       c->cg.v1_required = cgroup_v1_required_for (&c->resources);
     }
   c->cg.no_clone_into = true;
+  c->cg.systemd_hold = c->watched; /* the OOM kill and the CPU are read after the init */
   return 0;
 }
 

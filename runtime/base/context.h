@@ -19,6 +19,7 @@ struct sbx_ctx
   struct sbx_log log;
   bool systemd_cgroup;
   enum cgroup_manager cgroup_manager;
+  bool cgroup_manager_given; /* by --cgroup-manager or --systemd-cgroup, not the default */
   bool as_root;   /* geteuid() == 0 */
   bool host_root; /* and in the host's user namespace: the cgroups and devices are its to manage */
 };

@@ -88,6 +88,12 @@ struct cgroup
      cgroupfs. The path is known once the scope is started (systemd_started). */
   char *systemd_unit, *systemd_slice;
   bool systemd_user, systemd_started;
+  /* A run whose numbers are read after its init has gone (a watched foreground run):
+     systemd stops an empty scope and removes its cgroup at once, counters and all, so
+     a keeper of ours (a paused child of the runtime, outside the container's
+     namespaces) holds the scope from its start until end. */
+  bool systemd_hold;
+  pid_t systemd_keeper;
   /* a kept cgroup (cgroup_kept.c) recycled for this container: its counters that
      cannot be reset, as they were when it was adopted; stats subtract them */
   bool has_base;

@@ -11,9 +11,13 @@
 #include "runtime/cgroup/cgroup.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runtime/base/util.h"
@@ -120,16 +124,67 @@ cgroup_of_pid (pid_t pid, enum cgroup_mode mode)
   return found;
 }
 
+/* The keeper (struct cgroup, systemd_hold): a child that waits to be killed, by
+   end's kill of the scope or, if the runtime dies first, by its parent-death signal.
+   It never runs the container's code nor enters its namespaces; it is the OOM
+   killer's last choice where the caller may say so (root). */
+static pid_t
+start_keeper (struct sbx_error *err)
+{
+  pid_t ppid = getpid (), pid = fork ();
+  if (pid < 0)
+    return sbx_error_set (err, errno, "fork (the scope's keeper)");
+  if (pid == 0)
+    {
+      int fd;
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid () != ppid)
+        _exit (0);
+      /* none of the runtime's fds: a pipe's write end held here would keep its
+         reader from ever seeing EOF */
+      syscall (SYS_close_range, 0, ~0U, 0);
+      fd = open ("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+      if (fd >= 0)
+        {
+          (void) !write (fd, "-1000", 5);
+          close (fd);
+        }
+      for (;;)
+        pause ();
+    }
+  return pid;
+}
+
+static void
+stop_keeper (struct cgroup *cg)
+{
+  if (cg->systemd_keeper <= 0)
+    return;
+  kill (cg->systemd_keeper, SIGKILL);
+  while (waitpid (cg->systemd_keeper, NULL, 0) < 0 && errno == EINTR)
+    ;
+  cg->systemd_keeper = 0;
+}
+
 int
 cgroup_systemd_start (struct cgroup *cg, pid_t pid, const char *id, const struct oci_resources *r,
                       yajl_val annotations, struct sbx_error *err)
 {
   _cleanup_free_ char *description = xasprintf ("sbx-oci container %s", id);
-  struct sd_scope_spec spec = { cg->systemd_unit, cg->systemd_slice, description, pid, r, annotations };
-  struct sd_bus_conn *bus = sd_bus_connect (cg->systemd_user, err);
+  struct sd_scope_spec spec = { cg->systemd_unit, cg->systemd_slice, description, pid, 0, r, annotations };
+  struct sd_bus_conn *bus;
   int ret;
+  if (cg->systemd_hold && (cg->systemd_keeper = spec.keeper = start_keeper (err)) < 0)
+    {
+      cg->systemd_keeper = 0;
+      return -1;
+    }
+  bus = sd_bus_connect (cg->systemd_user, err);
   if (!bus)
-    return sbx_error_wrap (err, "--systemd-cgroup");
+    {
+      stop_keeper (cg);
+      return sbx_error_wrap (err, "--systemd-cgroup");
+    }
   /* From the call on, the abort stops and resets the unit: a start job that failed or
      timed out leaves it loaded ("failed"), and the next create with this id would
      find it there (UnitExists). */
@@ -217,6 +272,7 @@ cgroup_systemd_end (struct cgroup *cg, struct sbx_error *err)
   bool ours = cg->ops && cg->path && is_unit_cgroup (cg->path, cg->systemd_unit);
   if (ours && cg->ops->release (cg, err) < 0)
     return -1;
+  stop_keeper (cg); /* killed with the rest already, if it was in the scope */
   if (stop_unit (cg, err) < 0)
     return -1;
   /* v1: the hierarchies systemd does not manage were ours to make (ENOENT is fine) */

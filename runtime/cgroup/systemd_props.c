@@ -59,18 +59,20 @@ prop_string (DBusMessageIter *props, const char *name, const char *v)
   prop_basic (props, name, DBUS_TYPE_STRING, &v);
 }
 
-/* "PIDs": an array of one uint32. */
+/* "PIDs": an array of uint32, the init's and the keeper's if there is one. */
 static void
-prop_pids (DBusMessageIter *props, pid_t pid)
+prop_pids (DBusMessageIter *props, pid_t pid, pid_t keeper)
 {
   DBusMessageIter entry, var, arr;
   const char *name = "PIDs";
-  dbus_uint32_t p = (dbus_uint32_t) pid;
+  dbus_uint32_t p = (dbus_uint32_t) pid, k = (dbus_uint32_t) keeper;
   need (dbus_message_iter_open_container (props, DBUS_TYPE_STRUCT, NULL, &entry));
   need (dbus_message_iter_append_basic (&entry, DBUS_TYPE_STRING, &name));
   need (dbus_message_iter_open_container (&entry, DBUS_TYPE_VARIANT, "au", &var));
   need (dbus_message_iter_open_container (&var, DBUS_TYPE_ARRAY, "u", &arr));
   need (dbus_message_iter_append_basic (&arr, DBUS_TYPE_UINT32, &p));
+  if (keeper > 0)
+    need (dbus_message_iter_append_basic (&arr, DBUS_TYPE_UINT32, &k));
   need (dbus_message_iter_close_container (&var, &arr));
   need (dbus_message_iter_close_container (&entry, &var));
   need (dbus_message_iter_close_container (props, &entry));
@@ -245,7 +247,7 @@ sd_props_fill_start (DBusMessageIter *args, const void *data, struct sbx_error *
   need (dbus_message_iter_open_container (args, DBUS_TYPE_ARRAY, "(sv)", &props));
   prop_string (&props, "Description", s->description);
   prop_string (&props, "Slice", s->slice);
-  prop_pids (&props, s->pid);
+  prop_pids (&props, s->pid, s->keeper);
   /* The scope's subtree is ours to write; systemd leaves it alone (its cgroup
      delegation rules) and gives it every controller. */
   prop_bool (&props, "Delegate", true);

@@ -19,6 +19,7 @@ struct sd_scope_spec
   const char *slice;       /* "machine.slice" */
   const char *description; /* "sbx-oci container ID" */
   pid_t pid;               /* the container's init, moved into the scope */
+  pid_t keeper;            /* > 0: the runtime's keeper, moved there too */
   const struct oci_resources *resources;
   yajl_val annotations; /* NULL: none */
 };

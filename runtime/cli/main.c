@@ -111,10 +111,12 @@ parse_globals (int argc, char **argv, struct sbx_ctx *ctx, int *done, struct sbx
         ctx->log.debug = true;
         break;
       case OPT_SYSTEMD_CGROUP:
+        ctx->cgroup_manager_given = true;
         ctx->systemd_cgroup = true;
         ctx->cgroup_manager = CGROUP_MANAGER_SYSTEMD;
         break;
       case OPT_CGROUP_MANAGER:
+        ctx->cgroup_manager_given = true;
         if (strcmp (optarg, "cgroupfs") == 0)
           ctx->cgroup_manager = CGROUP_MANAGER_CGROUPFS;
         else if (strcmp (optarg, "systemd") == 0)

@@ -234,7 +234,7 @@ run_bundle (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **arg
   b.dir = xstrdup (b.c.dir);
   b.host_uid = ctx->as_root ? b.c.p.host_uid : geteuid ();
   b.host_gid = ctx->as_root ? (gid_t) b.c.p.host_uid : getegid ();
-  if (sandbox_limits_plan (ctx, &b.c.p, &b.limits, err) < 0)
+  if (sandbox_limits_plan (ctx, &b.c.p, false, &b.limits, err) < 0)
     goto out;
   for (size_t i = 0; i < b.limits.n_degraded; i++)
     sbx_warn (ctx, "degraded: %s", b.limits.degraded[i]);

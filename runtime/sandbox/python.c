@@ -215,8 +215,10 @@ prepare (struct python_run *r, int argc, char **argv, struct sbx_error *err)
   gid_t host_gid = r->ctx->as_root ? (gid_t) p->host_uid : getegid ();
   struct sandbox_run_spec spec = { 0 };
 
-  if (sandbox_limits_plan (r->ctx, p, &r->limits, err) < 0 || resolve_mounts (r, host_uid, err) < 0)
+  if (sandbox_limits_plan (r->ctx, p, !r->warm, &r->limits, err) < 0 || resolve_mounts (r, host_uid, err) < 0)
     return -1;
+  if (r->limits.systemd)
+    r->ctx->systemd_cgroup = true; /* the engine asks systemd for the sandbox's scope */
   if (mkdir (r->ctx->root, 0700) < 0 && errno != EEXIST)
     return sbx_error_set (err, errno, "mkdir %s", r->ctx->root);
   if (find_rootfs (r, cache, &exe, err) < 0 || workdir_prepare (r->ctx, p->workdir, host_uid, host_gid, &r->w, err) < 0

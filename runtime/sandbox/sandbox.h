@@ -169,16 +169,19 @@ enum sandbox_limit_how
 
 struct sandbox_limits
 {
-  bool cgroup; /* the runtime will manage a cgroup (root, cgroups mounted) */
+  bool cgroup;  /* the runtime will manage a cgroup (root, cgroups mounted; a systemd host) */
+  bool systemd; /* that cgroup is a scope systemd makes (--systemd-cgroup implied) */
   enum sandbox_limit_how memory, pids;
   char *degraded[4]; /* human-readable, one per degraded layer */
   size_t n_degraded;
 };
 
 /* Decide how each limit is enforced here; an unenforceable one is an error unless
- * --allow-degraded, and then it is listed in degraded[]. */
-int sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, struct sandbox_limits *l,
-                         struct sbx_error *err);
+ * --allow-degraded, and then it is listed in degraded[]. SYSTEMD_OK: this process
+ * makes the sandbox itself, and may ask systemd for its scope (not a bundle written
+ * for another runtime, nor a warm run, whose cgroup is one of the server's). */
+int sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, bool systemd_ok,
+                         struct sandbox_limits *l, struct sbx_error *err);
 void sandbox_limits_free (struct sandbox_limits *l);
 
 /* ---------------------------------------------------------------- config */

@@ -3,6 +3,9 @@
  * unless the caller passed --allow-degraded, and then it is named.
  *
  *   root, cgroups mounted  memory and pids: the sandbox's cgroup (the whole sandbox)
+ *   a systemd host         the same, the cgroup a scope that systemd makes (the systemd
+ *                          driver), for root and, through the user's own manager, for
+ *                          a user: nothing is written outside a unit with Delegate=yes
  *   otherwise (rootless)   pids: RLIMIT_NPROC, which the kernel counts per user per
  *                          user namespace, so it caps the sandbox's own tasks: the same
  *                          wall. memory: only RLIMIT_AS per process is left, which is
@@ -15,18 +18,38 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/cgroup/systemd_bus.h"
+
+/* systemd is PID 1 (sd_booted(3)) and runs a manager for this caller: the system's
+   for root in the host's user namespace, the user's own (user@UID.service, its bus
+   in XDG_RUNTIME_DIR) otherwise, which systemd delegates cgroup v2 controllers to.
+   --cgroup-manager cgroupfs or disabled, given by the caller, is obeyed. */
+static bool
+systemd_manages (const struct sbx_ctx *ctx)
+{
+  enum cgroup_mode mode;
+  if (ctx->cgroup_manager_given && ctx->cgroup_manager != CGROUP_MANAGER_SYSTEMD)
+    return false;
+  if (access ("/run/systemd/system", F_OK) != 0 || !sd_manager_running (!ctx->host_root))
+    return false;
+  mode = cgroup_detect_mode ();
+  return ctx->host_root ? mode != CGROUP_MODE_NONE : mode == CGROUP_MODE_UNIFIED;
+}
 
 int
-sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, struct sandbox_limits *l,
-                     struct sbx_error *err)
+sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, bool systemd_ok,
+                     struct sandbox_limits *l, struct sbx_error *err)
 {
   const char *why;
   memset (l, 0, sizeof *l);
-  l->cgroup = ctx->host_root && ctx->cgroup_manager != CGROUP_MANAGER_DISABLED
-              && cgroup_detect_mode () != CGROUP_MODE_NONE;
+  l->systemd = systemd_ok && systemd_manages (ctx);
+  l->cgroup = l->systemd
+              || (ctx->host_root && ctx->cgroup_manager != CGROUP_MANAGER_DISABLED
+                  && cgroup_detect_mode () != CGROUP_MODE_NONE);
   if (l->cgroup)
     {
       l->memory = l->pids = LIMIT_CGROUP;

@@ -20,7 +20,13 @@
 #   json-iterator encodes a map: Debian's golang-github-modern-go-reflect2-dev (1.0.2)
 #   replaces it, as Debian's own Go packages use it;
 # - CGO_ENABLED=0, tags selinux and notest, the version stamped as hack/lib does.
+#
+#   build.sh --prepare   only the packages and the source download (apt and the
+#                        network), so that the build itself can run in the background
+#                        beside other work: tests/check.sh does so (see there)
 set -euo pipefail
+prepare_only=
+[ "${1:-}" != --prepare ] || prepare_only=1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${SBX_CACHE:-/var/cache/sbx-oci}
@@ -62,6 +68,7 @@ fi
 
 dsc=$srcdl/kubernetes/kubernetes_${version#*:}.dsc
 [ -f "$dsc" ] || "$top/contrib/debian-source.sh" download "$srcdl/apt" "$srcdl/kubernetes" "kubernetes=$version"
+[ -z "$prepare_only" ] || exit 0
 
 start=$SECONDS
 scratch=$(mktemp -d "$kcache.build.XXXXXX" 2>/dev/null || { mkdir -p "$kcache" && mktemp -d "$kcache/build.XXXXXX"; })

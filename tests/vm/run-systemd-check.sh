@@ -3,7 +3,10 @@
 # on the pure cgroup v2 hierarchy (run-in-vm.sh with VM_SYSTEMD=1), sbx-oci beside
 # runc and crun on the same cases (systemd-check.sh: the unit systemd made, its
 # Delegate, ControlGroup and limits; the init in it; the limits in the files and
-# enforced; exec, update, daemon-reload, systemctl stop, delete, a foreground run).
+# enforced; exec, update, daemon-reload, systemctl stop, delete, a foreground run);
+# rootful podman with the host's own defaults and contrib's drop-in, on each of the
+# three (podman-systemd-check.sh); `sbx-oci python`, whose sandbox gets a scope of its
+# own (python-systemd-check.sh).
 # Fails on a case sbx-oci fails that is not in systemd-expected-failures.txt with its
 # reason (one that runc or crun passes must name the isolation it would weaken).
 #   SBX_OCI=path   binary under test (default: the checkout's ./sbx-oci)
@@ -13,15 +16,23 @@ root=$(cd "$here/../.." && pwd)
 sbx_oci=${SBX_OCI:-$root/sbx-oci}
 [ "$(id -u)" = 0 ] || { echo "run-systemd-check: must run as root" >&2; exit 1; }
 [ -x "$sbx_oci" ] || { echo "run-systemd-check: $sbx_oci is missing: build it first" >&2; exit 1; }
-for t in runc crun busybox jq; do
-	command -v "$t" >/dev/null || { echo "run-systemd-check: $t is missing (apt-get install $t)" >&2; exit 1; }
+# podman (with conmon) runs in the guest from the host's root: installed here if missing
+need=()
+for p in podman conmon runc crun busybox-static jq; do
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
 done
+if [ ${#need[@]} -gt 0 ]; then
+	echo "run-systemd-check: apt-get install ${need[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
+		{ echo "run-systemd-check: could not install ${need[*]}" >&2; exit 1; }
+fi
 VM_CACHE=${VM_CACHE:-/var/cache/sbx-vm}
 export VM_CACHE
 mkdir -p "$VM_CACHE/runs" || exit 1
 snap=$(mktemp -d "$VM_CACHE/runs/s.XXXXXX") || exit 1
 trap 'rm -rf "$snap"' EXIT
-cp "$sbx_oci" "$snap/sbx-oci" && cp "$here/systemd-check.sh" "$snap/" || exit 1
+cp "$sbx_oci" "$snap/sbx-oci" && cp "$here/systemd-check.sh" "$here/podman-systemd-check.sh" "$here/python-systemd-check.sh" "$snap/" || exit 1
+cp "$root/contrib/podman/sbx-oci.conf" "$snap/podman-dropin.conf" || exit 1
 # The containers' root: static busybox, and a program that touches N MiB.
 mkdir -p "$snap/rootfs/proc" "$snap/rootfs/dev" "$snap/rootfs/sys" "$snap/rootfs/tmp"
 cp /bin/busybox "$snap/rootfs/busybox"
@@ -37,9 +48,16 @@ int main (int argc, char **argv)
 }
 EOF
 gcc -static -O2 -o "$snap/rootfs/alloc" "$snap/alloc.c" || exit 1
+# podman's image: the same programs, with the applets a shell user calls on PATH
+pr=$snap/podman-rootfs
+mkdir -p "$pr/bin" "$pr/etc" "$pr/proc" "$pr/dev" "$pr/sys" "$pr/tmp"
+cp /bin/busybox "$pr/bin/busybox" && cp "$snap/rootfs/alloc" "$pr/alloc" || exit 1
+for a in sh sleep cat echo true; do ln -s busybox "$pr/bin/$a"; done
+echo 'root:x:0:0:root:/:/bin/sh' >"$pr/etc/passwd"
+echo 'root:x:0:' >"$pr/etc/group"
 out=$snap/out
-VM_TIMEOUT=${VM_TIMEOUT:-900} VM_SYSTEMD=1 VM_RO_DIRS=$snap \
-	"$here/run-in-vm.sh" "$snap/systemd-check.sh $snap sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun)" |
+VM_TIMEOUT=${VM_TIMEOUT:-1200} VM_SYSTEMD=1 VM_RO_DIRS=$snap \
+	"$here/run-in-vm.sh" "$snap/systemd-check.sh $snap sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun) && $snap/podman-systemd-check.sh $snap $snap/podman-dropin.conf sbx-oci runc crun && $snap/python-systemd-check.sh $snap/sbx-oci" |
 	tee "$out"
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || { echo "run-systemd-check: the guest's check failed (status $rc)" >&2; exit 1; }
@@ -57,5 +75,7 @@ while read -r c rt result; do
 	echo "run-systemd-check: UNEXPECTED: sbx-oci fails '$c'${peers:+ (passed by $peers)}" >&2
 	status=1
 done < <(grep -E '^[a-z-]+ (sbx-oci|runc|crun) ' "$out")
+grep -q '^podman-start sbx-oci ' "$out" || { echo "run-systemd-check: no podman result for sbx-oci" >&2; status=1; }
+grep -q '^python-scope sbx-oci ' "$out" || { echo "run-systemd-check: no result for sbx-oci python" >&2; status=1; }
 grep -q '^start sbx-oci ' "$out" || { echo "run-systemd-check: no result for sbx-oci" >&2; status=1; }
 exit $status
