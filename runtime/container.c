@@ -287,9 +287,9 @@ choose_cgroup_mode (struct container *c, bool wants_limits)
   /* --systemd-cgroup as a user: the user's own manager makes the scope */
   if (c->ctx->systemd_cgroup && !c->ctx->host_root)
     return cgroup_detect_mode ();
-  if (!c->ctx->as_root)
-    return CGROUP_MODE_NONE; /* an unprivileged caller has no cgroup of its own to manage */
   mode = cgroup_detect_mode ();
+  if (!c->ctx->as_root) /* an unprivileged caller has no cgroup to manage, unless delegated one */
+    return c->ctx->cgroup_delegated && mode == CGROUP_MODE_UNIFIED ? mode : CGROUP_MODE_NONE;
   /* Root of a user namespace (rootless podman): the host's cgroups are not its own.
      As runc and crun do for a rootless caller, go without a cgroup unless limits were
      asked for, and then try only on cgroup v2, where a parent may be delegated (the
@@ -376,7 +376,7 @@ plan (struct container *c, struct sbx_error *err)
   else if (mode != CGROUP_MODE_NONE)
     {
       _cleanup_free_ char *path = cgroup_resolve_path (c->config->linux_.cgroups_path, c->o->id,
-                                                       c->ctx->systemd_cgroup, err);
+                                                       c->ctx->systemd_cgroup, c->ctx->cgroup_parent, err);
       if (!path)
         return -1;
       c->kept_cgroup = c->o->kept_cgroup && (mode == CGROUP_MODE_UNIFIED ? &cgroup_v2_ops : &cgroup_v1_ops)->recycle;

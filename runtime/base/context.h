@@ -20,6 +20,11 @@ struct sbx_ctx
   bool systemd_cgroup;
   enum cgroup_manager cgroup_manager;
   bool cgroup_manager_given; /* by --cgroup-manager or --systemd-cgroup, not the default */
+  /* Where containers without a cgroupsPath get their cgroup: NULL, /sbx-oci; a
+     server's own systemd scope (serve_scope.c). DELEGATED: that parent is this
+     user's to manage, though not root (a scope of the user's own manager). */
+  const char *cgroup_parent;
+  bool cgroup_delegated;
   bool as_root;   /* geteuid() == 0 */
   bool host_root; /* and in the host's user namespace: the cgroups and devices are its to manage */
 };

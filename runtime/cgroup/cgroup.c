@@ -81,10 +81,13 @@ expand_slice (const char *slice, struct sbx_error *err)
 }
 
 char *
-cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, struct sbx_error *err)
+cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, const char *parent,
+                     struct sbx_error *err)
 {
+  if (!parent)
+    parent = "/sbx-oci";
   if (!cgroups_path || !*cgroups_path)
-    return xasprintf ("/sbx-oci/%s", id);
+    return xasprintf ("%s/%s", parent, id);
   if (systemd || (strchr (cgroups_path, ':') && cgroups_path[0] != '/'))
     {
       /* "slice:prefix:name": no systemd runs here, so map it to the cgroupfs path
@@ -133,7 +136,7 @@ cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, str
     }
   /* Relative: under our own parent, never under the caller's cgroup (which on our
    * machines belongs to someone else). */
-  return xasprintf ("/sbx-oci/%s", cgroups_path);
+  return xasprintf ("%s/%s", parent, cgroups_path);
 }
 
 void

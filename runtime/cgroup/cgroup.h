@@ -145,7 +145,8 @@ const char *cgroup_mode_name (enum cgroup_mode m);
 
 /* Resolve config cgroupsPath (absolute, relative, systemd "slice:prefix:name", or
  * absent) into a cgroupfs path. */
-char *cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, struct sbx_error *err);
+char *cgroup_resolve_path (const char *cgroups_path, const char *id, bool systemd, const char *parent,
+                           struct sbx_error *err);
 
 void cgroup_init (struct cgroup *cg, enum cgroup_mode mode, const char *path);
 void cgroup_close (struct cgroup *cg);
@@ -175,6 +176,9 @@ int cgroup_systemd_end (struct cgroup *cg, struct sbx_error *err);
 /* In the init, once systemd has moved it: CG's path read from itself, and opened. */
 int cgroup_systemd_adopt (struct cgroup *cg, struct sbx_error *err);
 int cgroup_systemd_update (const struct cgroup *cg, const struct oci_resources *r, struct sbx_error *err);
+/* The calling process in a scope of its own, UNIT, with Delegate=yes (a server whose
+   sandboxes' cgroups go inside it); *PATH its cgroup. */
+int cgroup_systemd_own_scope (const char *unit, bool user, char **path, struct sbx_error *err);
 
 /* Kept cgroups (cgroup_kept.c): one per slot of `serve`, reused by one sandbox after
  * another instead of made and removed with each. */

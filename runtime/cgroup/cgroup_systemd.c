@@ -278,3 +278,28 @@ cgroup_systemd_end (struct cgroup *cg, struct sbx_error *err)
   /* v1: the hierarchies systemd does not manage were ours to make (ENOENT is fine) */
   return ours ? cg->ops->destroy (cg, err) : 0;
 }
+
+/* A server's own scope: the calling process moved by systemd into UNIT (in the
+   manager's default slice, as for a container without cgroupsPath), Delegate=yes, no
+   limits of its own. *PATH: the scope's cgroup, read back from ourselves. It ends
+   when its last process does; systemd then removes it and what is below it. */
+int
+cgroup_systemd_own_scope (const char *unit, bool user, char **path, struct sbx_error *err)
+{
+  _cleanup_free_ char *description = xasprintf ("sbx-oci %s", unit);
+  struct oci_resources none = { 0 };
+  struct sd_scope_spec spec = { unit, user ? "user.slice" : "system.slice", description, getpid (), 0, &none, NULL };
+  struct sd_bus_conn *bus = sd_bus_connect (user, err);
+  int ret;
+  if (!bus)
+    return -1;
+  ret = sd_manager_call (bus, "StartTransientUnit", sd_props_fill_start, &spec, true, NULL, err);
+  sd_bus_close (bus);
+  if (ret < 0)
+    return sbx_error_wrap (err, "start %s", unit);
+  *path = cgroup_of_pid (0, CGROUP_MODE_UNIFIED);
+  if (!*path || !is_unit_cgroup (*path, unit))
+    return sbx_error_set (err, 0, "systemd started %s, but this process is in cgroup %s", unit,
+                          *path ? *path : "(unknown)");
+  return 0;
+}

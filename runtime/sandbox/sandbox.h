@@ -180,6 +180,10 @@ struct sandbox_limits
  * --allow-degraded, and then it is listed in degraded[]. SYSTEMD_OK: this process
  * makes the sandbox itself, and may ask systemd for its scope (not a bundle written
  * for another runtime, nor a warm run, whose cgroup is one of the server's). */
+/* systemd is PID 1 and runs a manager for this caller (the system's for root, else
+ * the user's own), on a hierarchy where it can delegate; --cgroup-manager cgroupfs
+ * or disabled, given, says no. */
+bool sandbox_systemd_host (const struct sbx_ctx *ctx);
 int sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, bool systemd_ok,
                          struct sandbox_limits *l, struct sbx_error *err);
 void sandbox_limits_free (struct sandbox_limits *l);

@@ -28,8 +28,8 @@
    for root in the host's user namespace, the user's own (user@UID.service, its bus
    in XDG_RUNTIME_DIR) otherwise, which systemd delegates cgroup v2 controllers to.
    --cgroup-manager cgroupfs or disabled, given by the caller, is obeyed. */
-static bool
-systemd_manages (const struct sbx_ctx *ctx)
+bool
+sandbox_systemd_host (const struct sbx_ctx *ctx)
 {
   enum cgroup_mode mode;
   if (ctx->cgroup_manager_given && ctx->cgroup_manager != CGROUP_MANAGER_SYSTEMD)
@@ -46,8 +46,8 @@ sandbox_limits_plan (const struct sbx_ctx *ctx, const struct sandbox_policy *p, 
 {
   const char *why;
   memset (l, 0, sizeof *l);
-  l->systemd = systemd_ok && systemd_manages (ctx);
-  l->cgroup = l->systemd
+  l->systemd = systemd_ok && !ctx->cgroup_parent && sandbox_systemd_host (ctx);
+  l->cgroup = l->systemd || ctx->cgroup_delegated
               || (ctx->host_root && ctx->cgroup_manager != CGROUP_MANAGER_DISABLED
                   && cgroup_detect_mode () != CGROUP_MODE_NONE);
   if (l->cgroup)

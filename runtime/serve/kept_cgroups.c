@@ -42,7 +42,8 @@ kept_slots_init (struct serve *s)
 {
   uint64_t start = proc_start_time (getpid ()), ns = pid_ns ();
   if (start && ns) /* else no slots: every sandbox has a cgroup of its own */
-    s->kept_prefix = xasprintf (KEPT_PARENT "/@serve-%" PRIu64 "-%d-%" PRIu64, ns, (int) getpid (), start);
+    s->kept_prefix = xasprintf ("%s/@serve-%" PRIu64 "-%d-%" PRIu64, s->cgroup_parent ? s->cgroup_parent : KEPT_PARENT,
+                                ns, (int) getpid (), start);
 }
 
 static char *

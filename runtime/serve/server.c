@@ -782,6 +782,8 @@ start_server (struct serve *s, int *sfd, struct sbx_error *err)
     return sbx_error_set (err, errno, "serve: signalfd");
   sweep_orphans (s);
   kept_slots_sweep ();
+  if (serve_scope_enter (s, err) < 0)
+    return -1;
   kept_slots_init (s);
   if (zygote_start (s, err) < 0 || listen_on (s, err) < 0 || serve_sessions_init (s, err) < 0)
     return -1;
@@ -851,6 +853,7 @@ close_server (struct serve *s, int sfd)
   free (s->standbys);
   free (s->kept_by);
   free (s->kept_prefix);
+  free (s->cgroup_parent);
   free (s->ending);
   free (s->queue);
   free (s->retired);

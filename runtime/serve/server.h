@@ -62,6 +62,7 @@ struct serve
   unsigned n_kept;
   char *kept_prefix; /* this server's slots' paths but the number; NULL: none kept */
   char *kept_cgroup; /* in a worker: its slot's cgroup; NULL: none */
+  char *cgroup_parent; /* the server's own systemd scope (serve_scope.c); NULL: /sbx-oci */
 };
 
 /* interpreter.c */
@@ -84,6 +85,10 @@ char **run_argv (struct serve *s, char **argv, size_t argc, int *out);
 /* kept_cgroups.c */
 /* Starting: this server's slots named (its pid and start time). */
 void kept_slots_init (struct serve *s);
+/* serve_scope.c: where systemd is PID 1 (cgroup v2), the server in a scope of its own,
+   made by systemd with Delegate=yes, its sandboxes' cgroups inside (ctx->cgroup_parent);
+   elsewhere nothing is done. */
+int serve_scope_enter (struct serve *s, struct sbx_error *err);
 /* A free slot for the worker about to be forked, given to it with kept_slot_give once
    forked (PID 0: the fork failed, the slot is free again). */
 int kept_slot_take (struct serve *s);

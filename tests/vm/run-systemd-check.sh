@@ -31,7 +31,7 @@ export VM_CACHE
 mkdir -p "$VM_CACHE/runs" || exit 1
 snap=$(mktemp -d "$VM_CACHE/runs/s.XXXXXX") || exit 1
 trap 'rm -rf "$snap"' EXIT
-cp "$sbx_oci" "$snap/sbx-oci" && cp "$here/systemd-check.sh" "$here/podman-systemd-check.sh" "$here/python-systemd-check.sh" "$snap/" || exit 1
+cp "$sbx_oci" "$snap/sbx-oci" && cp "$(dirname "$sbx_oci")/libsbx-warm.so" "$snap/" && cp "$here/systemd-check.sh" "$here/podman-systemd-check.sh" "$here/python-systemd-check.sh" "$snap/" || exit 1
 cp "$root/contrib/podman/sbx-oci.conf" "$snap/podman-dropin.conf" || exit 1
 # The containers' root: static busybox, and a program that touches N MiB.
 mkdir -p "$snap/rootfs/proc" "$snap/rootfs/dev" "$snap/rootfs/sys" "$snap/rootfs/tmp"
