@@ -268,7 +268,7 @@ ps_until_count() {
 @test "cgroups: 200 create/delete cycles leave no cgroup behind" {
 	set_args /bin/true
 	update_config '.linux.resources = {"memory": {"limit": 67108864}, "pids": {"limit": 100}}'
-	for i in $(seq 200); do
+	for i in $(seq "${SBX_ROUNDS:-200}"); do
 		"$SBX_OCI" --root "$SBX_ROOT" create --bundle "$BUNDLE" "$ID-$i" </dev/null >/dev/null 2>&1
 		"$SBX_OCI" --root "$SBX_ROOT" delete --force "$ID-$i"
 	done

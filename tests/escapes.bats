@@ -422,7 +422,7 @@ except OSError as e:
 	bg "$BATS_TEST_TMPDIR/racer.log" "$HOST_PROBE" swap "$BUNDLE/rootfs/work/a" "$BUNDLE/rootfs/work/b"
 	local racer=$BG_LAST i ok=0 mounts
 	mounts=$(host_mount_count)
-	for i in $(seq 200); do
+	for i in $(seq "${SBX_ROUNDS:-200}"); do
 		sbx_split run --bundle "$BUNDLE" "$ID-$i"
 		[ "$status" -eq 0 ] && ok=$((ok + 1))
 		[ "$(dir_fingerprint "$host")" = "$before" ] || { echo "run $i: the host directory changed" >&2; stop_bg "$racer"; false; }
@@ -431,7 +431,7 @@ except OSError as e:
 		assert_no_state "$ID-$i"
 	done
 	stop_bg "$racer"
-	echo "race: $ok of 200 runs went ahead" >&2
+	echo "race: $ok of ${SBX_ROUNDS:-200} runs went ahead" >&2
 	local after
 	after=$(dir_fingerprint "$host")
 	rm -rf "$host"

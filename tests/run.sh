@@ -3,6 +3,8 @@
 #   SBX_OCI=path     binary under test (default: ../sbx-oci)
 #   SBX_TESTS="a b"  only these suites (tests/a.bats ...)
 #   SBX_MUST_WORK=1  a missing host feature fails the test instead of skipping it
+#   SBX_ROUNDS=N     the rounds of the two 200-round loops (a mount race, cgroup
+#                    cycles); tests/asan.sh runs 50, for the code's memory safety
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export SBX_OCI=${SBX_OCI:-$here/../sbx-oci}
