@@ -12,7 +12,8 @@
 #   contrib/musl-deps.sh [DIR]   needs root for apt-get (musl-tools, gperf, dpkg-dev)
 # Nothing is installed system-wide but those packages: the sources come through a
 # private apt source list, and the system's apt configuration is left alone. A DIR
-# already built for the same source versions is left as it is.
+# already built for the same source versions is left as it is; a build root made
+# before for them is copied from $SBX_CACHE/musl (default /var/cache/sbx-oci/musl).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$top/.musl}")
@@ -48,6 +49,33 @@ if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ] || [ -z "$cap_ver" ] || [ -z "$ul
 fi
 stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver-libcap2-${cap_ver#*:}-util-linux-$ul_ver-dbus-$dbus_ver
 [ -f "$out/prefix/$stamp" ] && exit 0
+
+# musl has no kernel headers of its own: the kernel's uapi headers (linux-libc-dev)
+# are libc-neutral, and only those directories are made visible next to musl's.
+link_kernel_headers() {
+	rm -rf "$out/include"
+	mkdir -p "$out/include"
+	for d in linux asm-generic mtd; do
+		[ -d "/usr/include/$d" ] && ln -s "/usr/include/$d" "$out/include/$d"
+	done
+	ln -s "/usr/include/$(gcc -dumpmachine)/asm" "$out/include/asm"
+}
+
+# The same libraries, built for the same source versions by another checkout, are
+# kept outside the tree ($SBX_CACHE/musl, default /var/cache/sbx-oci/musl): a fresh
+# clone copies them (a few MiB) instead of building them again (some 3 minutes of
+# both cores). Only root's cache is used: what a build links must not come from a
+# directory another user could write.
+cache=${SBX_CACHE:-/var/cache/sbx-oci}/musl
+if [ "$(id -u)" = 0 ] && [ -f "$cache/prefix/$stamp" ] && [ "$(stat -c %u "$cache")" = 0 ]; then
+	link_kernel_headers
+	rm -rf "$out/prefix.new"
+	cp -a "$cache/prefix" "$out/prefix.new"
+	rm -rf "$out/prefix"
+	mv "$out/prefix.new" "$out/prefix"
+	echo "musl-deps: the libraries for these source versions, from $cache"
+	exit 0
+fi
 # Built into prefix.new and swapped in at the end: a failed download or build leaves
 # the libraries built before as they were (and in use, with a warning).
 new=$out/prefix.new
@@ -59,15 +87,9 @@ keep_old() {
 	exit 1
 }
 trap keep_old ERR
-rm -rf "$new" "$out/src" "$out/include"
-mkdir -p "$new/lib" "$new/include/yajl" "$out/src" "$out/include"
-
-# musl has no kernel headers of its own: the kernel's uapi headers (linux-libc-dev)
-# are libc-neutral, and only those directories are made visible next to musl's.
-for d in linux asm-generic mtd; do
-	[ -d "/usr/include/$d" ] && ln -s "/usr/include/$d" "$out/include/$d"
-done
-ln -s "/usr/include/$(gcc -dumpmachine)/asm" "$out/include/asm"
+rm -rf "$new" "$out/src"
+mkdir -p "$new/lib" "$new/include/yajl" "$out/src"
+link_kernel_headers
 
 cd "$out/src"
 "$top/contrib/debian-source.sh" download "$apt_dir" . "libseccomp=$seccomp_ver" "yajl=$yajl_ver" \
@@ -156,3 +178,9 @@ touch "$new/$stamp"
 trap - ERR
 rm -rf "$out/prefix"
 mv "$new" "$out/prefix"
+# into the cache, replacing what was there (swapped in whole: a reader never sees half)
+if [ "$(id -u)" = 0 ] && mkdir -p "$cache" 2>/dev/null; then
+	rm -rf "$cache/prefix.new"
+	cp -a "$out/prefix" "$cache/prefix.new" && rm -rf "$cache/prefix" && mv "$cache/prefix.new" "$cache/prefix" ||
+		echo "musl-deps: could not keep the libraries in $cache (the next clone builds them again)" >&2
+fi
