@@ -11,7 +11,8 @@ usage: cri.py SOCKET COMMAND ARGS...
   run-pod NAME HANDLER CGPARENT [--pod-network] [--sysctl KEY=VALUE]...
                                    RunPodSandbox: host network, or with --pod-network the
                                    pod's own network namespace set up by CNI; prints the id
-  create POD NAME IMAGE CMD...     CreateContainer in POD; prints the id
+  create POD NAME IMAGE [--memory BYTES] CMD...
+                                   CreateContainer in POD (with a memory limit); prints the id
   start|stop|rm ID                 StartContainer / StopContainer / RemoveContainer
   status ID                        ContainerStatus: "<state> <exit code>"
   exec ID CMD...                   ExecSync: prints stdout, exits with the command's status
@@ -147,9 +148,14 @@ def main():
         print(first(network, 1, b"").decode())
     elif cmd == "create":
         pod, name, image, command = args[0], args[1], args[2], args[3:]
+        linux = b""
+        if command[:1] == ["--memory"]:
+            # ContainerConfig.linux (15) {resources (1) {memory_limit_in_bytes (4)}}
+            linux = f_msg(15, f_msg(1, f_int(4, int(command[1]))))
+            command = command[2:]
         pname, cgparent, logdir, pod_network, sysctls = pods[pod]
         config = (f_msg(1, f_bytes(1, name)) + f_msg(2, f_bytes(1, image))
-                  + b"".join(f_bytes(3, c) for c in command) + f_bytes(11, name + ".log"))
+                  + b"".join(f_bytes(3, c) for c in command) + f_bytes(11, name + ".log") + linux)
         req = f_bytes(1, pod) + f_msg(2, config) + f_msg(3, pod_config(pname, cgparent, logdir, pod_network, sysctls))
         print(first(call(channel, "CreateContainer", req), 1).decode())
     elif cmd in ("start", "rm"):

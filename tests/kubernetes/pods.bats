@@ -7,14 +7,26 @@
 
 source "$BATS_TEST_DIRNAME/cluster.bash"
 
+# run.sh runs this file for both handlers at once, each in a namespace of its own.
+# The one case that restarts the daemons has the cluster to itself: every other case
+# (and the namespace's setup and removal) holds a shared lock on $KT/daemons.lock
+# while it runs, and that case an exclusive one.
+cluster_shared() { exec {CLUSTER_LOCK}>>"$KT/daemons.lock" && flock -s "$CLUSTER_LOCK"; }
+cluster_exclusive() { flock -u "$CLUSTER_LOCK" && flock -x "$CLUSTER_LOCK"; }
+cluster_release() { flock -u "$CLUSTER_LOCK" && exec {CLUSTER_LOCK}>&-; }
+
 setup_file() {
 	export NS=sbx-$K8S_HANDLER
+	cluster_shared
 	kubectl create namespace "$NS" >/dev/null 2>&1 || true
 	kubectl -n "$NS" wait --for=jsonpath='{.secrets}' serviceaccount/default --timeout=60s >/dev/null 2>&1 || true
+	cluster_release
 }
 
 teardown_file() {
+	cluster_shared
 	kubectl delete namespace "$NS" --wait=true --timeout=120s >/dev/null 2>&1 || true
+	cluster_release
 }
 
 setup() {
@@ -23,10 +35,12 @@ setup() {
 	runc) RC=runc ROOT=$KT/runc-root/k8s.io ;;
 	*) echo "K8S_HANDLER=$K8S_HANDLER: sbx or runc" >&2; return 1 ;;
 	esac
+	cluster_shared
 }
 
 teardown() {
 	kubectl -n "$NS" delete pods --all --grace-period=1 --wait=true --timeout=60s >/dev/null 2>&1 || true
+	cluster_release
 }
 
 kc() { kubectl -n "$NS" "$@"; }
@@ -417,6 +431,7 @@ EOF
 }
 
 @test "daemons: restarting containerd and then the kubelet loses no running pod (same containers, no restart, exec works)" {
+	cluster_exclusive
 	pod survivor <<EOF
   containers:
   - name: app

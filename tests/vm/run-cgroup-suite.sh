@@ -57,8 +57,8 @@ command -v jq >/dev/null || missing+=(jq)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "run-cgroup-suite: installing ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null ||
-		{ apt-get update >/dev/null && apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; } ||
+	apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >/dev/null ||
+		{ apt-get update >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >/dev/null; } ||
 		die "apt-get install ${missing[*]} failed"
 fi
 
