@@ -47,7 +47,8 @@ if [ -z "$seccomp_ver" ] || [ -z "$yajl_ver" ] || [ -z "$cap_ver" ] || [ -z "$ul
 		"SBX_LIBC=glibc contrib/dev-setup.sh builds without musl" >&2
 	exit 1
 fi
-stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver-libcap2-${cap_ver#*:}-util-linux-$ul_ver-dbus-$dbus_ver
+# (-euid: libdbus's geteuid() is the runtime's, below; a build without it is rebuilt)
+stamp=.built-libseccomp-$seccomp_ver-yajl-$yajl_ver-libcap2-${cap_ver#*:}-util-linux-$ul_ver-dbus-$dbus_ver-euid
 [ -f "$out/prefix/$stamp" ] && exit 0
 
 # musl has no kernel headers of its own: the kernel's uapi headers (linux-libc-dev)
@@ -167,7 +168,11 @@ cflags="-O2 -fPIE -fstack-protector-strong -isystem $out/include"
 		--disable-user-session --disable-asserts --disable-verbose-mode >configure.log 2>&1 ||
 		{ cat configure.log >&2; false; }
 	make -j"$jobs" -C dbus libdbus-1.la >/dev/null
-	cp dbus/.libs/libdbus-1.a "$new/lib/"
+	# The uid libdbus claims when it authenticates (EXTERNAL) is its geteuid(): in a
+	# user namespace (rootless podman runs the runtime as its uid 0) the bus sees
+	# another, and refuses. Its calls go to the runtime's sbx_dbus_geteuid instead
+	# (runtime/cgroup/bus_identity.c: the uid the namespace's parent knows).
+	objcopy --redefine-sym geteuid=sbx_dbus_geteuid dbus/.libs/libdbus-1.a "$new/lib/libdbus-1.a"
 	mkdir -p "$new/include/dbus"
 	cp dbus/dbus.h dbus/dbus-address.h dbus/dbus-bus.h dbus/dbus-connection.h dbus/dbus-errors.h \
 		dbus/dbus-macros.h dbus/dbus-memory.h dbus/dbus-message.h dbus/dbus-misc.h dbus/dbus-pending-call.h \

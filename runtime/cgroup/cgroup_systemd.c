@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cgroup/bus_identity.h"
 #include "runtime/cgroup/systemd_bus.h"
 #include "runtime/cgroup/systemd_props.h"
 
@@ -59,7 +60,7 @@ cgroup_systemd_plan (struct cgroup *cg, const char *cgroups_path, const char *id
     return user ? sbx_error_set (err, 0,
                                  "--systemd-cgroup: no systemd user manager runs for uid %u (no D-Bus socket in "
                                  "$XDG_RUNTIME_DIR); use the cgroupfs manager",
-                                 (unsigned) geteuid ())
+                                 (unsigned) bus_identity_uid ())
                 : sbx_error_set (err, 0, "--systemd-cgroup: systemd is not running on this host (no "
                                          "/run/systemd/system); use the cgroupfs manager");
   if (*copy)

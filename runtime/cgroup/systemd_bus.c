@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
+#include "runtime/cgroup/bus_identity.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
@@ -33,7 +34,9 @@ user_bus_address (void)
     return xstrdup (env);
   if (dir && *dir == '/')
     return xasprintf ("unix:path=%s/bus", dir);
-  return xasprintf ("unix:path=/run/user/%u/bus", (unsigned) geteuid ());
+  /* the user's, as the host knows them (bus_identity.c): not /run/user/0 for uid 0 of
+     rootless podman's user namespace */
+  return xasprintf ("unix:path=/run/user/%u/bus", (unsigned) bus_identity_uid ());
 }
 
 bool

@@ -5,10 +5,12 @@
 # Delegate, ControlGroup and limits; the init in it; the limits in the files and
 # enforced; exec, update, daemon-reload, systemctl stop, delete, a foreground run);
 # rootful podman with the host's own defaults and contrib's drop-in, on each of the
-# three (podman-systemd-check.sh); `sbx-oci python`, whose sandbox gets a scope of its
-# own (python-systemd-check.sh); containerd 1.6 with contrib's config and
-# SystemdCgroup = true, pods asked for as the kubelet's systemd driver does
-# (containerd-systemd-check.sh, through tests/clients/cri.py).
+# three (podman-systemd-check.sh); rootless podman as a lingering user, its own
+# defaults, on each of the three (podman-rootless-systemd-check.sh); `sbx-oci
+# python`, whose sandbox gets a scope of its own (python-systemd-check.sh);
+# containerd 1.6 with contrib's config and SystemdCgroup = true, pods asked for as
+# the kubelet's systemd driver does (containerd-systemd-check.sh, through
+# tests/clients/cri.py).
 # Fails on a case sbx-oci fails that is not in systemd-expected-failures.txt with its
 # reason (one that runc or crun passes must name the isolation it would weaken).
 #   SBX_OCI=path   binary under test (default: the checkout's ./sbx-oci)
@@ -20,7 +22,7 @@ sbx_oci=${SBX_OCI:-$root/sbx-oci}
 [ -x "$sbx_oci" ] || { echo "run-systemd-check: $sbx_oci is missing: build it first" >&2; exit 1; }
 # podman (with conmon) runs in the guest from the host's root: installed here if missing
 need=()
-for p in podman conmon runc crun busybox-static jq containerd python3-grpcio; do
+for p in podman conmon runc crun busybox-static jq containerd python3-grpcio uidmap; do
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -35,7 +37,7 @@ snap=$(mktemp -d "$VM_CACHE/runs/s.XXXXXX") || exit 1
 trap 'rm -rf "$snap"' EXIT
 cp "$sbx_oci" "$snap/sbx-oci" && cp "$(dirname "$sbx_oci")/libsbx-warm.so" "$snap/" && cp "$here/systemd-check.sh" "$here/podman-systemd-check.sh" "$here/python-systemd-check.sh" "$snap/" || exit 1
 cp "$root/contrib/podman/sbx-oci.conf" "$snap/podman-dropin.conf" || exit 1
-cp "$here/containerd-systemd-check.sh" "$root/tests/clients/cri.py" "$snap/" &&
+cp "$here/containerd-systemd-check.sh" "$here/podman-rootless-systemd-check.sh" "$root/tests/clients/cri.py" "$snap/" &&
 	cp "$root/contrib/containerd/config.toml" "$snap/containerd.toml" || exit 1
 # The containers' root: static busybox, and a program that touches N MiB.
 mkdir -p "$snap/rootfs/proc" "$snap/rootfs/dev" "$snap/rootfs/sys" "$snap/rootfs/tmp"
@@ -61,7 +63,7 @@ echo 'root:x:0:0:root:/:/bin/sh' >"$pr/etc/passwd"
 echo 'root:x:0:' >"$pr/etc/group"
 out=$snap/out
 VM_TIMEOUT=${VM_TIMEOUT:-1200} VM_SYSTEMD=1 VM_RO_DIRS=$snap \
-	"$here/run-in-vm.sh" "$snap/systemd-check.sh $snap sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun) && $snap/podman-systemd-check.sh $snap $snap/podman-dropin.conf sbx-oci runc crun && $snap/python-systemd-check.sh $snap/sbx-oci && $snap/containerd-systemd-check.sh $snap $snap/containerd.toml $snap/cri.py sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun)" |
+	"$here/run-in-vm.sh" "$snap/systemd-check.sh $snap sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun) && $snap/podman-systemd-check.sh $snap $snap/podman-dropin.conf sbx-oci runc crun && $snap/podman-rootless-systemd-check.sh $snap sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun) && $snap/python-systemd-check.sh $snap/sbx-oci && $snap/containerd-systemd-check.sh $snap $snap/containerd.toml $snap/cri.py sbx-oci=$snap/sbx-oci runc=$(command -v runc) crun=$(command -v crun)" |
 	tee "$out"
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || { echo "run-systemd-check: the guest's check failed (status $rc)" >&2; exit 1; }
@@ -81,6 +83,7 @@ while read -r c rt result; do
 done < <(grep -E '^[a-z-]+ (sbx-oci|runc|crun) ' "$out")
 grep -q '^podman-start sbx-oci ' "$out" || { echo "run-systemd-check: no podman result for sbx-oci" >&2; status=1; }
 grep -q '^python-scope sbx-oci ' "$out" || { echo "run-systemd-check: no result for sbx-oci python" >&2; status=1; }
+grep -q '^podman-rootless-start sbx-oci ' "$out" || { echo "run-systemd-check: no rootless podman result for sbx-oci" >&2; status=1; }
 grep -q '^cri-pod sbx-oci ' "$out" || { echo "run-systemd-check: no containerd result for sbx-oci" >&2; status=1; }
 grep -q '^start sbx-oci ' "$out" || { echo "run-systemd-check: no result for sbx-oci" >&2; status=1; }
 exit $status
