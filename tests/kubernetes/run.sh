@@ -58,7 +58,8 @@ cleanup() {
 	local r=$? pid
 	[ "$rc" != 0 ] || rc=$r
 	# suites still running (this script was interrupted): each bats in its own group
-	for pid in "${suite_pids[@]}"; do kill -- -"$pid" 2>/dev/null; done
+	# (|| true: this runs under set -e, and a suite that ended has no group left)
+	for pid in "${suite_pids[@]}"; do kill -- -"$pid" 2>/dev/null || true; done
 	cluster_down || rc=1
 	if [ -n "${SBX_KEEP_TMP:-}" ]; then echo "kubernetes: kept $KT"; else rm -rf "$KT"; fi
 	exit "$rc"
