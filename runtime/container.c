@@ -1,4 +1,5 @@
-/* create and run: the parent's side of the lifecycle (runtime.md steps 1-9).
+/* create: the parent's side of the lifecycle (runtime.md steps 1-9); run, which goes on
+ * from here in the foreground, is container_run.c.
  *
  * Everything that can be checked is checked before the first side effect: the
  * config is parsed, validated and planned (mounts, namespaces) first. From the
@@ -7,6 +8,7 @@
  * error never leaves a half-created container behind. */
 #include "build-config.h"
 #include "runtime/container.h"
+#include "runtime/container_internal.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -50,49 +52,8 @@
 #include "runtime/terminal.h"
 #include "runtime/tty_relay.h"
 
-struct container
-{
-  struct sbx_ctx *ctx;
-  const struct create_opts *o;
-  char *bundle; /* absolute */
-  char *rootfs; /* absolute */
-  int bundle_fd;
-  int root_fd;  /* the state root */
-  int state_fd; /* ROOT/ID, once claimed */
-  struct oci_config *config;
-  struct mount_plan *mount_plans;
-  struct ns_plan ns;
-  struct oci_resources resources;
-  struct oci_seccomp seccomp_config;
-  struct seccomp_program seccomp;
-  struct landlock_plan landlock;
-  struct cgroup cg;
-  bool cgroup_created;
-  bool kept_cgroup; /* create_opts.kept_cgroup is this container's */
-  char *own_cgroup; /* then: the cgroup it would have had (the kept one is stuck) */
-  bool pid_file_written; /* an abort removes it: it names a container that is gone */
-  struct sbx_state state;
-  struct spawned child;
-  int fifo_fd;
-  struct init_args init;
-  int listen_fds;        /* socket activation: fds 3..3+N-1 passed on (LISTEN_FDS) */
-  char *listen_env;      /* "LISTEN_FDS=N" for the process's env */
-  bool forward_signals;  /* foreground run: the forwarded signals are blocked throughout */
-  bool one_shot;         /* foreground run deleted when it ends (not --keep) */
-  bool watched;          /* foreground run whose caller reads the numbers (run_watch) */
-  bool signals_blocked;
-  sigset_t forwarded, saved_mask;
-  struct run_watch *watch; /* a watched foreground run, once the program started */
-  bool with_reaper;         /* run.sbx-oci.init (reaper.h) */
-  bool reaper_hold;         /* its "hold": no program, a process joins */
-  int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
-  int trampoline_fd;        /* the init's last exec goes through it (exec_trampoline.h); -1 */
-  bool unacked_start;       /* foreground run, nothing between ready and exec: see spawn() */
-  int tty_sock;             /* foreground run with a terminal and no console socket: */
-  struct tty_relay tty;     /* the pty master comes back on tty_sock and is relayed */
-};
 
-static void
+void
 container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct create_opts *o)
 {
   memset (c, 0, sizeof *c);
@@ -106,7 +67,7 @@ container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct cr
   cgroup_init (&c->cg, CGROUP_MODE_NONE, NULL);
 }
 
-static void
+void
 container_free (struct container *c)
 {
   sync_set_server (-1, NULL, NULL);
@@ -151,8 +112,8 @@ container_free (struct container *c)
 }
 
 /* The end of a container: its cgroup removed, or a kept one emptied. */
-static int
-end_cgroup (struct container *c, struct sbx_error *err)
+int
+container_end_cgroup (struct container *c, struct sbx_error *err)
 {
   if (c->cg.systemd_unit)
     return c->cg.systemd_started ? cgroup_systemd_end (&c->cg, err) : 0;
@@ -164,7 +125,7 @@ end_cgroup (struct container *c, struct sbx_error *err)
 
 /* Undo a partial create. Errors here are secondary: the first error is what the
  * user needs to see, so these are logged, not returned. */
-static void
+void
 container_abort (struct container *c)
 {
   struct sbx_error e = { 0 };
@@ -172,7 +133,7 @@ container_abort (struct container *c)
   c->cg.aborting = true;
   if (c->pid_file_written)
     unlink (c->o->pid_file);
-  if (c->cgroup_created && c->cg.ops && end_cgroup (c, &e) < 0)
+  if (c->cgroup_created && c->cg.ops && container_end_cgroup (c, &e) < 0)
     {
       sbx_warn (c->ctx, "cleanup: %s", e.msg);
       sbx_error_clear (&e);
@@ -505,7 +466,7 @@ open_state_root (struct container *c, struct sbx_error *err)
 
 /* Compiled, or taken from the cache, before anything is claimed: a profile that does
  * not compile leaves no container behind. Without `compile` it only needs to say
- * whether the exec trampoline may run (create_common): a hit says so without parsing
+ * whether the exec trampoline may run (container_create_common): a hit says so without parsing
  * the rules, and a miss parses them but leaves the compiling to the second call, which
  * is in the sealed re-exec when the trampoline does not fit. */
 static int
@@ -554,8 +515,8 @@ has_hooks (const struct oci_config *cfg, enum sbx_hook_kind k)
   return cfg->hooks[k].n > 0;
 }
 
-static int
-run_runtime_hooks (struct container *c, enum sbx_hook_kind kind, const char *status, struct sbx_error *err)
+int
+container_run_hooks (struct container *c, enum sbx_hook_kind kind, const char *status, struct sbx_error *err)
 {
   _cleanup_free_ char *json = NULL;
   size_t len = 0;
@@ -665,8 +626,8 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
     {
       /* runtime.md steps 3-4: after the environment exists, before pivot_root. */
       if (sync_expect (c->child.sync_fd, SYNC_MOUNTS_DONE, NULL, NULL, err) < 0
-          || run_runtime_hooks (c, SBX_HOOK_PRESTART, "creating", err) < 0
-          || run_runtime_hooks (c, SBX_HOOK_CREATE_RUNTIME, "creating", err) < 0
+          || container_run_hooks (c, SBX_HOOK_PRESTART, "creating", err) < 0
+          || container_run_hooks (c, SBX_HOOK_CREATE_RUNTIME, "creating", err) < 0
           || sync_send (c->child.sync_fd, SYNC_HOOKS_DONE, NULL, 0, err) < 0)
         return -1;
     }
@@ -723,8 +684,8 @@ record (struct container *c, struct sbx_error *err)
   return 0;
 }
 
-static int
-create_common (struct container *c, bool foreground, struct sbx_error *err)
+int
+container_create_common (struct container *c, bool foreground, struct sbx_error *err)
 {
   bool seal, trampoline;
   /* A foreground run relays the terminal itself (tty_relay.h); create and run -d
@@ -768,8 +729,8 @@ fail:
 }
 
 /* create: the state is on disk; hand the init over to whoever adopts it. */
-static int
-commit (struct container *c, struct sbx_error *err)
+int
+container_commit (struct container *c, struct sbx_error *err)
 {
   int32_t pid = c->child.pid;
   if (sync_send (c->child.sync_fd, SYNC_COMMITTED, &pid, sizeof pid, err) < 0
@@ -784,272 +745,12 @@ container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_e
   struct container c;
   int ret;
   container_init_struct (&c, ctx, o);
-  ret = create_common (&c, false, err);
-  if (ret == 0 && commit (&c, err) < 0)
+  ret = container_create_common (&c, false, err);
+  if (ret == 0 && container_commit (&c, err) < 0)
     {
       container_abort (&c);
       ret = -1;
     }
-  container_free (&c);
-  return ret;
-}
-
-/* --------------------------------------------------------------- run */
-
-/* A program killed by the kernel for memory says nothing: the runtime does. The
- * numbers go to the watcher too, read now: the cgroup is about to be removed. */
-static void
-report_oom (struct container *c, struct run_watch *watch)
-{
-  struct cgroup_stats st;
-  uint64_t kills = 0, limit = 0;
-  if (!c->cg.ops)
-    return;
-  if (watch)
-    {
-      if (c->cg.ops->stats (&c->cg, &st) < 0)
-        return;
-      watch->stats = st;
-      watch->has_stats = true;
-      kills = st.has_oom ? st.oom_kill : 0;
-      limit = st.memory_limit;
-    }
-  else if (!cgroup_oom_kills (&c->cg, &kills, &limit))
-    return;
-  if (kills == 0)
-    return;
-  sbx_log_write (&c->ctx->log, SBX_LOG_WARNING, "container %s: %llu process(es) killed by the OOM killer (memory limit %llu bytes)",
-                 c->o->id, (unsigned long long) kills, (unsigned long long) limit);
-}
-
-/* A watched run's memory in use, for its caller (the sandbox's /proc/meminfo). */
-static void
-report_memory_usage (void *data)
-{
-  struct container *c = data;
-  struct cgroup_stats st;
-  if (c->cg.ops->stats (&c->cg, &st) == 0 && st.has_memory)
-    c->watch->on_memory_usage (c->watch->memory_data, st.memory_usage);
-}
-
-/* run_watch.read_stats */
-static void
-read_stats_now (struct run_watch *w)
-{
-  struct container *c = w->container;
-  struct cgroup_stats st;
-  if (c->cg.ops->stats (&c->cg, &st) == 0)
-    {
-      w->stats = st;
-      w->has_stats = true;
-    }
-}
-
-/* runtime.md steps 12-13 for a foreground run: nothing may survive the run. */
-static void
-run_cleanup (struct container *c, struct run_watch *watch)
-{
-  struct sbx_error e = { 0 };
-  report_oom (c, watch);
-  if (c->cg.ops && c->cgroup_created && end_cgroup (c, &e) < 0)
-    {
-      sbx_warn (c->ctx, "cleanup: %s", e.msg);
-      sbx_error_clear (&e);
-    }
-  if (run_runtime_hooks (c, SBX_HOOK_POSTSTOP, "stopped", &e) < 0)
-    {
-      sbx_warn (c->ctx, "poststop hook failed: %s", e.msg);
-      sbx_error_clear (&e);
-    }
-  if (statedir_remove (c->root_fd, c->o->id, &e) < 0)
-    {
-      sbx_warn (c->ctx, "cleanup: %s", e.msg);
-      sbx_error_clear (&e);
-    }
-}
-
-/* With our own init (reaper.h), its exit status is the program's as a number; the
- * exact wait status (killed by which signal) came through the status pipe. */
-static void
-take_program_status (struct container *c, struct run_watch *watch, int *exit_status)
-{
-  int status;
-  if (c->status_pipe[0] < 0 || read (c->status_pipe[0], &status, sizeof status) != sizeof status)
-    return;
-  *exit_status = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-  if (watch)
-    watch->fg.term_signal = WIFSIGNALED (status) ? WTERMSIG (status) : 0;
-}
-
-/* The wall-clock deadline of a watched run: everything in the container dies. The
- * init is the pid namespace's init (when there is one), and the cgroup holds the rest. */
-static void
-kill_on_deadline (void *data)
-{
-  struct container *c = data;
-  struct sbx_error e = { 0 };
-  syscall (SYS_pidfd_send_signal, c->child.pidfd, SIGKILL, NULL, 0);
-  if (c->cg.ops && c->cg.ops->kill_all (&c->cg, SIGKILL, &e) < 0)
-    sbx_error_clear (&e);
-  if (c->watch)
-    c->watch->timed_out = true;
-}
-
-/* A watch's fds said the run is over (fg_watch.stop): everything in the container
- * dies, as at the deadline, but it is no timeout. The init of a pid namespace of
- * the container's own takes every process in it along; the cgroup is only walked
- * for processes outside one (on v1 that is a freeze and a thaw: milliseconds). */
-static void
-kill_on_stop (void *data)
-{
-  struct container *c = data;
-  struct sbx_error e = { 0 };
-  syscall (SYS_pidfd_send_signal, c->child.pidfd, SIGKILL, NULL, 0);
-  if (c->cg.ops && !c->ns.pidns_new && c->cg.ops->kill_all (&c->cg, SIGKILL, &e) < 0)
-    sbx_error_clear (&e);
-}
-
-/* `sbx-oci python` asks to keep /tmp and /dev/shm: after the run it tells from their
-   free space whether the program filled them. Resolved inside the container's root
-   (no symlink it planted is followed), by the pid of our own unreaped child. An
-   unprivileged caller may not open the root of an init that stays as the reaper (it
-   is not dumpable and its memory belongs to the host's user namespace): then nothing
-   is held. */
-static void
-hold_container_dirs (pid_t pid, struct run_watch *watch)
-{
-  char root[64];
-  _cleanup_close_ int rootfd = -1;
-  for (size_t i = 0; i < ARRAY_SIZE (watch->held); i++)
-    watch->held[i] = -1;
-  if (!watch->hold[0])
-    return;
-  snprintf (root, sizeof root, "/proc/%d/root", (int) pid);
-  rootfd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (rootfd < 0)
-    return;
-  for (size_t i = 0; i < ARRAY_SIZE (watch->hold) && watch->hold[i]; i++)
-    watch->held[i] = sys_openat2 (rootfd, watch->hold[i], O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-                                  RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-}
-
-int
-container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bool keep, struct run_watch *watch,
-               int *exit_status, struct sbx_error *err)
-{
-  struct container c;
-  _cleanup_close_ int sfd = -1;
-  int ret = -1;
-
-  container_init_struct (&c, ctx, o);
-  c.forward_signals = !detach;
-  c.one_shot = !detach && !keep;
-  c.watched = !detach && watch;
-  foreground_signal_set (&c.forwarded);
-  if (c.forward_signals)
-    {
-      /* Blocked from the start, before the state dir and cgroups exist: a TERM in
-         the first milliseconds waits for the signalfd (and reaches the program),
-         instead of ending us between making those and recording them, which left
-         cgroups nothing could delete. The init restores its own mask. */
-      sigprocmask (SIG_BLOCK, &c.forwarded, &c.saved_mask);
-      c.signals_blocked = true;
-    }
-  /* Be the subreaper so a two-stage init stays our child. */
-  if (!detach)
-    prctl (PR_SET_CHILD_SUBREAPER, 1);
-
-  ret = create_common (&c, !detach, err);
-  if (o->has_stdio)
-    for (int i = 0; i < 3; i++)
-      if (o->stdio[i] >= 3)
-        close (o->stdio[i]); /* the init has its own: EOF on the pipes must mean it is gone */
-  if (ret < 0)
-    goto out;
-  ret = -1;
-  if (detach)
-    {
-      /* create + start: the fifo path, then leave the container running. */
-      if (commit (&c, err) < 0)
-        goto abort;
-      close (c.child.sync_fd);
-      c.child.sync_fd = -1;
-      close (c.state_fd); /* releases the create lock that start takes */
-      c.state_fd = -1;
-      ret = container_start (ctx, o->id, err);
-      goto out;
-    }
-  {
-    int32_t pid = c.child.pid;
-    if ((!c.unacked_start && sync_send (c.child.sync_fd, SYNC_START, &pid, sizeof pid, err) < 0)
-        || sync_wait_exec (c.child.sync_fd, err) < 0)
-      goto abort;
-    if (c.trampoline_fd >= 0)
-      flock (c.state_fd, LOCK_UN); /* pid 1 is the program now: `exec` may join */
-  }
-  if (watch)
-    {
-      hold_container_dirs (c.child.pid, watch);
-      watch->started = true;
-      c.watch = watch;
-      watch->fg.on_deadline = kill_on_deadline;
-      watch->fg.on_stop = kill_on_stop;
-      watch->fg.deadline_data = &c;
-      watch->container = &c;
-      if (c.cg.ops)
-        watch->read_stats = read_stats_now;
-      if (watch->on_memory_usage && c.cg.ops)
-        {
-          watch->fg.tick_ns = 200 * 1000000LL;
-          watch->fg.on_tick = report_memory_usage;
-          watch->fg.tick_data = &c;
-        }
-    }
-  if (run_runtime_hooks (&c, SBX_HOOK_POSTSTART, "running", err) < 0)
-    goto abort;
-  if (watch && watch->on_started && watch->on_started (watch->started_data, o->id, err) < 0)
-    goto abort;
-  sfd = signalfd (-1, &c.forwarded, SFD_CLOEXEC);
-  if (sfd < 0)
-    {
-      sbx_error_set (err, errno, "signalfd");
-      goto abort;
-    }
-  {
-    struct fg_watch tty_watch = { 0 }, *fg = watch ? &watch->fg : NULL;
-    if (c.tty_sock >= 0)
-      {
-        int master = terminal_receive_master (c.tty_sock, err);
-        if (master < 0 || tty_relay_start (&c.tty, master, !c.config->process->has_console_size, err) < 0)
-          goto abort;
-        if (!fg)
-          fg = &tty_watch;
-        fg->fds = c.tty.fds;
-        fg->n_fds = 2;
-        fg->on_fds = tty_relay_on_fds;
-        fg->data = &c.tty;
-      }
-    if (foreground_wait (c.child.pidfd, sfd, fg, exit_status, err) < 0)
-      goto abort;
-    tty_relay_finish (&c.tty);
-  }
-  c.child.pid = -1;
-  take_program_status (&c, watch, exit_status);
-  if (!keep)
-    run_cleanup (&c, watch);
-  ret = 0;
-  goto out;
-
-abort:
-  container_abort (&c);
-out:
-  if (watch)
-    {
-      watch->read_stats = NULL; /* the container is gone */
-      watch->container = NULL;
-    }
-  if (c.signals_blocked)
-    sigprocmask (SIG_SETMASK, &c.saved_mask, NULL);
   container_free (&c);
   return ret;
 }
