@@ -114,14 +114,14 @@ cpu_of() {
 # summary. --beside: the stage runs beside others, so its output goes to its log
 # alone (it is shown whole once it ends).
 run_stage() {
-	local quiet= name start=$SECONDS rc before after seen
-	[ "$1" != --beside ] || { quiet=1 && shift; }
+	local beside= name start=$SECONDS rc before after seen
+	[ "$1" != --beside ] || { beside=1 && shift; }
 	name=$1
 	shift
-	[ -n "$quiet" ] || echo "=== stage $name: $*"
+	[ -n "$beside" ] || echo "=== stage $name: $*"
 	before=$(host_nodes)
 	seen=$(wc -l <"$watch_log")
-	if [ -n "$quiet" ]; then
+	if [ -n "$beside" ]; then
 		echo "=== stage $name (beside the others): $*" >"$watch_dir/stage-$name.log"
 		cpu_of "$watch_dir/cpu-$name" "$@" >>"$watch_dir/stage-$name.log" 2>&1
 		rc=$?
@@ -140,7 +140,7 @@ run_stage() {
 			else
 				echo "check: the process that changed them is not known (nodewatch: $(cat "$watch_dir/build.log" 2>/dev/null || echo not running))"
 			fi
-		} | if [ -n "$quiet" ]; then cat >>"$watch_dir/stage-$name.log"; else cat >&2; fi
+		} | if [ -n "$beside" ]; then cat >>"$watch_dir/stage-$name.log"; else cat >&2; fi
 		[ $rc != 0 ] || rc=99
 	fi
 	# files, not variables: a stage run beside the others is in a subshell
