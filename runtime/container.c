@@ -62,6 +62,7 @@ container_init_struct (struct container *c, struct sbx_ctx *ctx, const struct cr
   c->bundle_fd = c->root_fd = c->state_fd = c->fifo_fd = -1;
   c->status_pipe[0] = c->status_pipe[1] = c->trampoline_fd = c->tty_sock = c->tty.master = -1;
   c->child.pid = c->child.pidfd = c->child.sync_fd = -1;
+  join_fds_init (&c->join);
   for (int i = 0; i < SBX_NS_COUNT; i++)
     c->ns.join_fd[i] = -1;
   cgroup_init (&c->cg, CGROUP_MODE_NONE, NULL);
@@ -75,6 +76,7 @@ container_free (struct container *c)
     close (c->child.pidfd);
   if (c->child.sync_fd >= 0)
     close (c->child.sync_fd);
+  join_fds_close (&c->join);
   if (c->fifo_fd >= 0)
     close (c->fifo_fd);
   if (c->state_fd >= 0)
@@ -557,6 +559,7 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
   a->landlock = &c->landlock;
   a->with_reaper = c->with_reaper && c->config->process;
   a->reaper_hold = a->with_reaper && c->reaper_hold;
+  join_fds_init (&a->join);
   a->status_fd = -1;
   a->trampoline_fd = c->trampoline_fd;
   /* A foreground run with nothing to do between the init's setup and its exec (no
@@ -644,6 +647,8 @@ spawn (struct container *c, bool foreground, struct sbx_error *err)
       return -1;
     }
   if (sync_expect (c->child.sync_fd, SYNC_READY, NULL, NULL, err) < 0)
+    return -1;
+  if (c->init.reaper_hold && join_fds_receive (c->child.sync_fd, &c->join, err) < 0)
     return -1;
   sync_set_server (-1, NULL, NULL); /* the mounts are made */
   /* Set up: other commands may act on it from now on (record() says when not). */

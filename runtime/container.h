@@ -12,6 +12,7 @@
 #include "runtime/base/error.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/foreground.h"
+#include "runtime/join_fds.h"
 #include "runtime/landlock.h"
 
 struct create_opts
@@ -61,6 +62,9 @@ struct run_watch
      for a caller that reports before the container is torn down (NULL: no cgroup) */
   void (*read_stats) (struct run_watch *w);
   void *container;
+  /* out, once the program runs, for a container whose init holds: its namespaces and
+     root (join_fds.h), the container's until it ends, for on_started to pass on */
+  const struct join_fds *join;
 };
 
 int container_create (struct sbx_ctx *ctx, const struct create_opts *o, struct sbx_error *err);
@@ -117,6 +121,11 @@ struct exec_opts
   /* with in_process, not NULL: four fds of the caller's that become the copy's 0 to 3
      (stdin, stdout, stderr, the warm run's channel) before it closes the rest */
   const int *child_fds;
+  /* not NULL: the container's namespaces and root as fds (join_fds.h: a holding init
+     sent them), joined instead of /proc/PID of the init, which a caller without
+     CAP_SYS_PTRACE in the host's user namespace may not open */
+  const int *join_fds;
+  size_t n_join_fds;
   /* out, in the foreground when not NULL: the program's rusage (with what it
      waited for) and the signal that ended it (0 if it exited) */
   struct rusage *rusage;

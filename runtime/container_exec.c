@@ -65,6 +65,8 @@ struct exec_ctx
   struct landlock_plan landlock;
   struct cgroup cg;
   int init_pidfd, root_fd, pidns_fd, timens_fd;
+  struct join_fds join; /* exec_opts.join_fds: those of ns_flags */
+  bool by_fds;          /* joined by join, not by init_pidfd */
   int console_fd, listener_fd;
   int ns_flags;
   pid_t pid;
@@ -89,6 +91,7 @@ exec_ctx_free (struct exec_ctx *e)
   oci_seccomp_clear (&e->seccomp_config);
   sbx_seccomp_free (&e->seccomp);
   cgroup_close (&e->cg);
+  join_fds_close (&e->join);
   oci_config_free (e->config);
   loaded_free (&e->l);
 }
@@ -266,6 +269,45 @@ find_namespaces (struct exec_ctx *e, struct sbx_error *err)
   return 0;
 }
 
+/* The same from fds the holding init sent (exec_opts.join_fds): a caller that may
+   not open /proc/PID/ns of an init that is not dumpable (join_fds.h). */
+static int
+namespaces_from_fds (struct exec_ctx *e, const struct exec_opts *o, struct sbx_error *err)
+{
+  if (join_fds_from_list (o->join_fds, o->n_join_fds, &e->join, err) < 0)
+    return sbx_error_wrap (err, "cannot exec in container %s", o->id);
+  for (int i = 0; i < SBX_NS_COUNT; i++)
+    {
+      int *fd = &e->join.ns[i];
+      char ours[64];
+      struct stat a, b;
+      if (*fd < 0)
+        continue;
+      snprintf (ours, sizeof ours, "/proc/self/ns/%s", sbx_namespaces[i].proc_name);
+      if (stat (ours, &b) < 0 || fstat (*fd, &a) < 0)
+        return sbx_error_set (err, errno, "cannot exec in container %s: %s", o->id, ours);
+      if (a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+        {
+          close (*fd);
+          *fd = -1;
+          continue;
+        }
+      if (i == SBX_NS_PID || i == SBX_NS_TIME)
+        {
+          *(i == SBX_NS_PID ? &e->pidns_fd : &e->timens_fd) = *fd;
+          *fd = -1;
+        }
+      else
+        e->ns_flags |= sbx_namespaces[i].clone_flag;
+    }
+  e->root_fd = e->join.root;
+  e->join.root = -1;
+  e->by_fds = true;
+  if (!state_init_alive (&e->l.state))
+    return sbx_error_set (err, ESRCH, "cannot exec in container %s: its process has exited", e->l.state.id);
+  return 0;
+}
+
 static int
 prepare_seccomp (struct exec_ctx *e, struct sbx_ctx *ctx, struct sbx_error *err)
 {
@@ -343,6 +385,67 @@ clone_child (const struct exec_opts *o, bool into_cgroup, int cgroup_fd, int *pi
   return pid;
 }
 
+/* The late join: a caller without CAP_SYS_ADMIN in the host's user namespace (a user's
+   `serve`) may not enter the container's pid (or time) namespace, even for children,
+   until it is in the container's user namespace, which it cannot enter itself (its
+   threads, and it must stay outside). Its copy does: it enters the user namespace,
+   then the pid and time namespaces for children, and makes the process that joins
+   the rest, a child of the caller's (CLONE_PARENT) inside the pid namespace; it tells
+   the caller that process's pid and ends. Returns in that process only. */
+static void
+late_join_split (struct exec_child_args *a, const struct exec_ctx *e, int sync_fd)
+{
+  struct sbx_error err = { 0 };
+  struct clone_args args = { .flags = CLONE_PARENT };
+  pid_t pid;
+  if (setns (e->join.ns[SBX_NS_USER], CLONE_NEWUSER) < 0)
+    sbx_error_set (&err, errno, "join the container's user namespace");
+  else if (e->pidns_fd >= 0 && setns (e->pidns_fd, CLONE_NEWPID) < 0)
+    sbx_error_set (&err, errno, "join the container's pid namespace");
+  else if (e->timens_fd >= 0 && setns (e->timens_fd, CLONE_NEWTIME) < 0)
+    sbx_error_set (&err, errno, "join the container's time namespace");
+  else if ((pid = (pid_t) syscall (SYS_clone3, &args, sizeof args)) == 0)
+    {
+      a->ns_flags &= ~CLONE_NEWUSER; /* joined */
+      return;
+    }
+  else if (pid < 0)
+    sbx_error_set (&err, errno, "clone3 into the container's pid namespace");
+  else
+    {
+      int32_t p = pid;
+      _exit (sync_send (sync_fd, SYNC_INIT_PID, &p, sizeof p, &err) < 0 ? 125 : 0);
+    }
+  sync_send_error (sync_fd, &err);
+  _exit (125);
+}
+
+/* The caller's side: the copy's child is ours now; the copy is reaped. */
+static pid_t
+late_join_take (pid_t copy, int *pidfd, int sync_fd, struct sbx_error *err)
+{
+  int32_t child = 0;
+  size_t len = sizeof child;
+  int r = sync_expect (sync_fd, SYNC_INIT_PID, &child, &len, err);
+  close (*pidfd);
+  *pidfd = -1;
+  waitpid (copy, NULL, 0);
+  if (r < 0)
+    return -1;
+  if (len != sizeof child || child <= 0)
+    return sbx_error_set (err, EPROTO, "exec: the late join sent no pid");
+  /* our unreaped child: its pid cannot be anyone else's */
+  *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) child, 0);
+  if (*pidfd < 0)
+    {
+      int saved = errno;
+      kill (child, SIGKILL);
+      waitpid (child, NULL, 0);
+      return sbx_error_set (err, saved, "pidfd_open %d", (int) child);
+    }
+  return child;
+}
+
 static int
 spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o, struct sbx_error *err)
 {
@@ -352,6 +455,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     .state = &e->l.state,
     .init_pidfd = e->init_pidfd,
     .ns_flags = e->ns_flags,
+    .join_ns = e->by_fds ? e->join.ns : NULL,
     .root_fd = e->root_fd,
     .console_fd = e->console_fd,
     .seccomp = e->seccomp.insns ? &e->seccomp : NULL,
@@ -367,6 +471,7 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
   };
   int sv[2], saved_pid = -1, saved_time = -1, pidfd = -1;
   bool into_cgroup = e->cg.mode == CGROUP_MODE_UNIFIED && e->cg.v2_dirfd >= 0 && !o->spawned_pidfd;
+  bool late = e->by_fds && (e->ns_flags & CLONE_NEWUSER) && !ctx->host_root && (e->pidns_fd >= 0 || e->timens_fd >= 0);
   pid_t pid;
 
   /* with the caller's 0 to 3 open, every fd of ours is above them, out of the way
@@ -375,7 +480,9 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     return sbx_error_set (err, EBADF, "exec: the caller's fds 0 to 3 must be open");
   if (sync_socketpair (sv, err) < 0)
     return -1;
-  if ((e->pidns_fd >= 0 && spawn_enter_ns_for_children ("pid", e->pidns_fd, CLONE_NEWPID, &saved_pid, err) < 0)
+  if (late)
+    into_cgroup = false; /* the copy's child is made by the copy */
+  else if ((e->pidns_fd >= 0 && spawn_enter_ns_for_children ("pid", e->pidns_fd, CLONE_NEWPID, &saved_pid, err) < 0)
       || (e->timens_fd >= 0 && spawn_enter_ns_for_children ("time", e->timens_fd, CLONE_NEWTIME, &saved_time, err) < 0))
     goto fail;
   if (!into_cgroup && e->cg.ops && e->cg.ops->enter_self)
@@ -387,6 +494,8 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
     {
       close (sv[0]);
       a.sync_fd = sv[1];
+      if (late)
+        late_join_split (&a, e, sv[1]);
       if (o->child_fds && install_child_fds (o->child_fds, err) < 0)
         {
           sync_send_error (sv[1], err);
@@ -401,6 +510,11 @@ spawn_child (struct exec_ctx *e, struct sbx_ctx *ctx, const struct exec_opts *o,
   spawn_restore_ns (&saved_pid, CLONE_NEWPID);
   spawn_restore_ns (&saved_time, CLONE_NEWTIME);
   close (sv[1]);
+  if (late && (pid = late_join_take (pid, &pidfd, sv[0], err)) < 0)
+    {
+      close (sv[0]);
+      return -1;
+    }
   if (o->in_process && !o->spawned_pidfd)
     {
       /* The fds the process keeps (0 to 2 + preserve_fds) are its own now: this side
@@ -485,6 +599,7 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
 
   memset (&e, 0, sizeof e);
   e.init_pidfd = e.root_fd = e.pidns_fd = e.timens_fd = e.console_fd = e.listener_fd = e.pidfd = e.sync_fd = -1;
+  join_fds_init (&e.join);
   e.pid = -1;
   cgroup_init (&e.cg, CGROUP_MODE_NONE, NULL);
   *exit_status = 0;
@@ -517,7 +632,8 @@ container_exec (struct sbx_ctx *ctx, const struct exec_opts *o, int *exit_status
       sbx_error_wrap (err, "cannot exec in container %s", o->id);
       goto out;
     }
-  if (find_namespaces (&e, err) < 0 || cgroup_open_from_state (&e.l.state, &e.cg, err) < 0
+  if ((o->join_fds ? namespaces_from_fds (&e, o, err) : find_namespaces (&e, err)) < 0
+      || cgroup_open_from_state (&e.l.state, &e.cg, err) < 0
       || (o->cgroup && cgroup_descend (&e.cg, o->cgroup, err) < 0)
       || prepare_seccomp (&e, ctx, err) < 0 || landlock_plan_build (e.config, &ctx->log, &e.landlock, err) < 0)
     goto out;

@@ -57,6 +57,7 @@ struct container
   struct run_watch *watch; /* a watched foreground run, once the program started */
   bool with_reaper;         /* run.sbx-oci.init (reaper.h) */
   bool reaper_hold;         /* its "hold": no program, a process joins */
+  struct join_fds join;     /* with reaper_hold: the init's namespaces and root (join_fds.h) */
   int status_pipe[2];       /* foreground run with the reaper: the program's wait status */
   int trampoline_fd;        /* the init's last exec goes through it (exec_trampoline.h); -1 */
   bool unacked_start;       /* foreground run, nothing between ready and exec: see spawn() */

@@ -138,10 +138,10 @@ kill_on_stop (void *data)
    free space whether the program filled them. Resolved inside the container's root
    (no symlink it planted is followed), by the pid of our own unreaped child. An
    unprivileged caller may not open the root of an init that stays as the reaper (it
-   is not dumpable and its memory belongs to the host's user namespace): then nothing
-   is held. */
+   is not dumpable and its memory belongs to the host's user namespace): a holding
+   init sent its root (join_fds.h); with another, nothing is held. */
 static void
-hold_container_dirs (pid_t pid, struct run_watch *watch)
+hold_container_dirs (pid_t pid, const struct join_fds *join, struct run_watch *watch)
 {
   char root[64];
   _cleanup_close_ int rootfd = -1;
@@ -150,7 +150,7 @@ hold_container_dirs (pid_t pid, struct run_watch *watch)
   if (!watch->hold[0])
     return;
   snprintf (root, sizeof root, "/proc/%d/root", (int) pid);
-  rootfd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  rootfd = join->root >= 0 ? fcntl (join->root, F_DUPFD_CLOEXEC, 3) : open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return;
   for (size_t i = 0; i < ARRAY_SIZE (watch->hold) && watch->hold[i]; i++)
@@ -214,8 +214,9 @@ container_run (struct sbx_ctx *ctx, const struct create_opts *o, bool detach, bo
   }
   if (watch)
     {
-      hold_container_dirs (c.child.pid, watch);
+      hold_container_dirs (c.child.pid, &c.join, watch);
       watch->started = true;
+      watch->join = c.join.root >= 0 ? &c.join : NULL;
       c.watch = watch;
       watch->fg.on_deadline = kill_on_deadline;
       watch->fg.on_stop = kill_on_stop;

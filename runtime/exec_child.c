@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "oci/vocab.h"
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/process_attrs.h"
@@ -32,6 +33,25 @@ enter_container_root (int root_fd, struct sbx_error *err)
 {
   if (fchdir (root_fd) < 0 || chroot (".") < 0 || chdir ("/") < 0)
     return sbx_error_set (err, errno, "enter the container's root directory");
+  return 0;
+}
+
+/* The container's namespaces but pid and time (the parent's part): by the init's
+   pidfd in one atomic setns, or one by one from the fds of a holding init, the user
+   namespace first, which gives the capabilities to enter the others. */
+static int
+join_namespaces (struct exec_child_args *a, struct sbx_error *err)
+{
+  if (!a->join_ns)
+    {
+      if (a->ns_flags && setns (a->init_pidfd, a->ns_flags) < 0)
+        return sbx_error_set (err, errno, "join the container's namespaces");
+      return 0;
+    }
+  for (int i = 0; i < SBX_NS_COUNT; i++) /* SBX_NS_USER is the first */
+    if ((a->ns_flags & sbx_namespaces[i].clone_flag) && a->join_ns[i] >= 0
+        && setns (a->join_ns[i], sbx_namespaces[i].clone_flag) < 0)
+      return sbx_error_set (err, errno, "join the container's %s namespace", sbx_namespaces[i].oci_name);
   return 0;
 }
 
@@ -53,8 +73,12 @@ exec_child_run (struct exec_child_args *a, char **program, bool in_process, stru
   if (a->self_join && a->self_join->ops->enter_self (a->self_join, err) < 0)
     return -1;
   {
-    int keep[] = { a->sync_fd, a->init_pidfd, a->root_fd, a->console_fd, a->seccomp_listener_fd, a->ctx->log.fd };
-    process_close_fds_except (3 + a->preserve_fds, keep, ARRAY_SIZE (keep));
+    int keep[6 + SBX_NS_COUNT] = { a->sync_fd, a->init_pidfd, a->root_fd, a->console_fd, a->seccomp_listener_fd,
+                                   a->ctx->log.fd };
+    size_t n = 6;
+    for (int i = 0; a->join_ns && i < SBX_NS_COUNT; i++)
+      keep[n++] = a->join_ns[i];
+    process_close_fds_except (3 + a->preserve_fds, keep, n);
   }
   syscall (SYS_close_range, 3 + a->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -64,13 +88,15 @@ exec_child_run (struct exec_child_args *a, char **program, bool in_process, stru
     return -1;
 
   /* 3. LSM labels through the host's /proc, then into the container: its
-   *    namespaces in one atomic setns (the user namespace first, by the kernel),
-   *    then its root. */
+   *    namespaces (join_namespaces), then its root. */
   if (process_apply_process_labels (p, err) < 0)
     return -1;
-  if (a->ns_flags && setns (a->init_pidfd, a->ns_flags) < 0)
-    return sbx_error_set (err, errno, "join the container's namespaces");
+  if (join_namespaces (a, err) < 0)
+    return -1;
   close (a->init_pidfd);
+  for (int i = 0; a->join_ns && i < SBX_NS_COUNT; i++)
+    if (a->join_ns[i] >= 0)
+      close (a->join_ns[i]);
   if (enter_container_root (a->root_fd, err) < 0)
     return -1;
   close (a->root_fd);

@@ -1,6 +1,8 @@
 /* What runs for `exec` between clone3 and the exec of the new program. The parent
  * (container_exec.c) already made it a member of the container's pid and time
- * namespaces (for children) and of its cgroup; the child joins the rest. */
+ * namespaces (for children) and of its cgroup; the child joins the rest. (An
+ * unprivileged caller's late join: the parent's copy entered the user, pid and time
+ * namespaces and made this child: container_exec.c, late_join_split.) */
 #ifndef SBX_EXEC_CHILD_H
 #define SBX_EXEC_CHILD_H
 
@@ -21,6 +23,9 @@ struct exec_child_args
   int sync_fd;     /* the child's end */
   int init_pidfd;  /* the container's init: setns(init_pidfd, ns_flags) */
   int ns_flags;    /* CLONE_NEW* of the namespaces that differ from the runtime's */
+  /* not NULL: those namespaces are joined by these fds (by SBX_NS_*: a holding init's,
+     join_fds.h), the user namespace first, not by init_pidfd */
+  const int *join_ns;
   int root_fd;     /* O_PATH of /proc/<init>/root: our root after the join */
   int console_fd;  /* --console-socket, connected; -1 without a terminal */
   const struct seccomp_program *seccomp;

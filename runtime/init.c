@@ -323,6 +323,10 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
     return -1;
   if (a->ns->cgroupns_late && unshare (CLONE_NEWCGROUP) < 0)
     return sbx_error_set (err, errno, "unshare cgroup namespace");
+  /* A holding init's namespaces are all made: opened now, through the /proc we still
+     see (the container may mount none), for the processes that will join us. */
+  if (a->reaper_hold && join_fds_open_namespaces (&a->join, err) < 0)
+    return -1;
 
   /* 4. Loopback, hostname, keyring, LSM labels (the latter through the host's /proc). */
   if (!early_net_uts && ((a->ns->clone_flags | a->ns->unshare_flags) & CLONE_NEWNET) && ns_loopback_up (err) < 0)
@@ -359,8 +363,13 @@ init_run (struct init_args *a, char **program, struct sbx_error *err)
       env = program_env (p);
     }
 
-  /* 7. Ready: the parent records the state; then wait for start. */
-  if (sync_send (a->sync_fd, SYNC_READY, NULL, 0, err) < 0 || wait_for_start (a, err) < 0)
+  /* 7. Ready: the parent records the state; then wait for start. A holding init
+   *    also sends its namespaces and root (join_fds.h). */
+  if (sync_send (a->sync_fd, SYNC_READY, NULL, 0, err) < 0)
+    return -1;
+  if (a->reaper_hold && (join_fds_open_root (&a->join, err) < 0 || join_fds_send (a->sync_fd, &a->join, err) < 0))
+    return -1;
+  if (wait_for_start (a, err) < 0)
     return -1;
   if (!p)
     return sbx_error_set (err, 0, "process: not set, nothing to start");

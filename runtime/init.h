@@ -8,6 +8,7 @@
 #include "oci/state.h"
 #include "runtime/base/context.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/join_fds.h"
 #include "runtime/mounts.h"
 #include "runtime/namespaces.h"
 #include "runtime/seccomp.h"
@@ -45,6 +46,7 @@ struct init_args
   bool cgroup_self_join; /* join cg ourselves (cgroup_ops.enter_self) before anything */
   bool with_reaper;    /* run.sbx-oci.init: our own pid 1 (reaper.h) */
   bool reaper_hold;    /* and "hold": no program (reaper_hold) */
+  struct join_fds join; /* with reaper_hold: our namespaces and root, sent after READY (join_fds.h) */
   int status_fd;       /* with_reaper, foreground: where the program's wait status goes; -1 */
   int trampoline_fd;   /* the last exec goes through this sealed memfd (exec_trampoline.h); -1 */
   struct mounts_special special; /* what was mounted at /proc and /sys (mounts.h) */

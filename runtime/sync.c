@@ -18,6 +18,7 @@ sync_type_name (enum sync_type type)
     [SYNC_INIT_PID] = "init-pid", [SYNC_COMMIT_ACK] = "commit-ack", [SYNC_IDMAP_FDS] = "idmap-fds",
     [SYNC_BIND_SOURCE] = "bind-source", [SYNC_BIND_SOURCE_FD] = "bind-source-fd",
     [SYNC_DEVICE_NODE] = "device-node", [SYNC_DEVICE_NODE_FD] = "device-node-fd",
+    [SYNC_JOIN_FDS] = "join-fds",
   };
   if ((size_t) type < ARRAY_SIZE (names) && names[type])
     return names[type];

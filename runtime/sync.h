@@ -44,6 +44,7 @@ enum sync_type
   SYNC_BIND_SOURCE_FD, /* parent -> init: its tree, detached (SCM_RIGHTS), or SYNC_ERROR */
   SYNC_DEVICE_NODE,    /* init -> parent: make linux.devices[i] (uint32) for my user namespace */
   SYNC_DEVICE_NODE_FD, /* parent -> init: the node, a detached bind (SCM_RIGHTS), or SYNC_ERROR */
+  SYNC_JOIN_FDS,       /* holding init -> parent, after READY: its namespaces and root (join_fds.h) */
 };
 
 /* The requests the parent serves while it waits (sync_set_server). */

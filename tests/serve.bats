@@ -1050,3 +1050,51 @@ open("/tmp/t%d" % n, "w").close()
 	expect_status 2
 	assert_one_line_error "--memory"
 }
+
+# ---------------------------------------------------------------- run by a user
+
+# as $RL_USER, against the user's server (runuser: its environment is the user's)
+rl_cpy() {
+	py_exec runuser -u "$RL_USER" -- env -C / HOME="$RL_DIR" XDG_RUNTIME_DIR="$RL_DIR/run" \
+		"$RL_SBX" python --connect "$RL_DIR/run/s.sock" "$@"
+}
+
+@test "serve run by a user: standbys, runs of their own sandbox, a session and a --workdir all work, each process in its sandbox's pid namespace; nothing is left once it stops" {
+	rootless_setup
+	# the warm interpreter loads the engine from beside the binary
+	[ "$RL_SBX" = "$SBX_OCI" ] || install -m 755 "$(dirname "$SBX_OCI")/libsbx-warm.so" "$RL_DIR/"
+	SERVE_LOG=$RL_DIR/serve.log
+	# the server itself as the user (setpriv execs: its pid is the server's)
+	setpriv --reuid="$RL_UID" --regid="$(id -g "$RL_USER")" --clear-groups \
+		env -C / HOME="$RL_DIR" XDG_RUNTIME_DIR="$RL_DIR/run" \
+		"$RL_SBX" --root "$SBX_ROOT" serve --allow-degraded --socket "$RL_DIR/run/s.sock" >"$SERVE_LOG" 2>&1 3>&- &
+	SERVE_PID=$!
+	until_ok 30 grep -q "listening on" "$SERVE_LOG"
+	# the standbys' runs (one more than are made ahead), then one of a sandbox of its
+	# own (--env: not a standby's), each the second process of its pid namespace,
+	# where the server's pid is nobody's
+	local code="import os; print(os.getpid(), os.getuid() != 0); os.kill($SERVE_PID, 0)" i
+	for i in 1 2 3; do
+		rl_cpy -c "$code"
+		expect_status 1
+		expect_stdout "2 True"
+		has "$stderr" ProcessLookupError
+	done
+	rl_cpy --env A=b -c "import os; print(os.getpid(), os.environ['A'])"
+	expect_status 0
+	expect_stdout "2 b"
+	rl_cpy --session s1 -c 'x = 41'
+	expect_status 0
+	rl_cpy --session s1 -c 'print(x + 1)'
+	expect_status 0
+	expect_stdout 42
+	rl_cpy --session s1 --end-session
+	expect_status 0
+	rl_cpy --workdir "$RL_DIR/work" -c 'open("/work/out.txt", "w").write("x")'
+	expect_status 0
+	[ "$(stat -c %u "$RL_DIR/work/out.txt")" = "$RL_UID" ]
+	lacks "$(cat "$SERVE_LOG")" "standby failed"
+	serve_stop
+	expect_no_processes_of "$RL_UID"
+	[ -z "$(ls -A "$SBX_ROOT" | grep -v '^@')" ]
+}

@@ -159,12 +159,12 @@ fmt_u64 (char *buf, uint64_t v)
 ssize_t
 fd_send_with_fds (int sock, const void *buf, size_t len, const int *fds, size_t n)
 {
-  char cbuf[CMSG_SPACE (8 * sizeof (int))];
+  char cbuf[CMSG_SPACE (16 * sizeof (int))];
   struct iovec iov = { .iov_base = (void *) buf, .iov_len = len };
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
                        .msg_controllen = CMSG_SPACE (n * sizeof (int)) };
   struct cmsghdr *cm;
-  if (n > 8)
+  if (n > 16)
     {
       errno = EINVAL;
       return -1;

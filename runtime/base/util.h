@@ -84,7 +84,7 @@ char *xmemdup (const void *src, size_t n);
 /* write(2) until done, EINTR retried; gives up silently when the reader is gone (logs,
  * relayed output: nobody left to tell). */
 void fd_write_all (int fd, const char *buf, size_t len);
-/* One sendmsg of buf with fds attached (SCM_RIGHTS, at most 8): what sendmsg returns. */
+/* One sendmsg of buf with fds attached (SCM_RIGHTS, at most 16): what sendmsg returns. */
 ssize_t fd_send_with_fds (int sock, const void *buf, size_t len, const int *fds, size_t n);
 /* The pid a pidfd refers to (its /proc/self/fdinfo "Pid:"), or -1 (gone: 0 is not
    returned either). */

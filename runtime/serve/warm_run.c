@@ -273,15 +273,17 @@ warm_on_started (void *data, const char *id, struct sbx_error *err)
     sbx_error_set (err, errno, "the warm run's pipes");
   else
     {
-      /* the fork's 0-3: stdin is sent with the program; 3 is the run channel */
-      int fds[5] = { null, r->warm_out_w, r->warm_err_w, chan[1], status[1] };
+      /* the fork's 0-3: stdin is sent with the program; 3 is the run channel; then
+         the sandbox's namespaces and root, which the fork joins (join_fds.h) */
+      int fds[5 + JOIN_FDS_MAX] = { null, r->warm_out_w, r->warm_err_w, chan[1], status[1] };
+      size_t n_fds = 5 + (r->watch.join ? join_fds_list (r->watch.join, fds + 5) : 0);
       /* a session's: its state, which forks its cells; a standby's: a sandbox of the
          server's options, whose config holds no client's data, which the warm
          interpreter may read itself (runtime/warm/warm_spawn.c) */
       memcpy (msg, r->warm->session ? "SES" : r->warm->await_request ? "STB" : "RUN", 4);
       memcpy (msg + 4, r->ctx->root, root_len + 1);
       memcpy (msg + 4 + root_len + 1, id, strlen (id) + 1);
-      if (fd_send_with_fds (r->warm->zygote_fd, msg, len, fds, ARRAY_SIZE (fds)) < 0)
+      if (fd_send_with_fds (r->warm->zygote_fd, msg, len, fds, n_fds) < 0)
         sbx_error_set (err, errno, "the warm interpreter is gone (send)");
       else
         ret = 0;

@@ -11,7 +11,8 @@
  * and the buffer of one message.
  *
  * Each message on SOCK (from the server or a worker) is "KIND\0STATE_ROOT\0ID" with
- * five fds: the run's stdin, stdout, stderr, run channel and status pipe. KIND is
+ * five fds: the run's stdin, stdout, stderr, run channel and status pipe; then the
+ * sandbox's namespaces and root, which its holding init sent (join_fds.h). KIND is
  *  - STB: a standby, a sandbox of the server's own options: spawned by this process
  *    (sbx_warm_spawn), one copy of the interpreter;
  *  - RUN, SES: a run with a sandbox of its own, a session's first process: spawned by
@@ -43,7 +44,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MSG_FDS 5
+#include "runtime/join_fds.h"
+
+#define MSG_FDS 5                             /* the run's own */
+#define MSG_FDS_MAX (MSG_FDS + JOIN_FDS_MAX) /* and the sandbox's namespaces and root */
 
 struct sbx_warm_hooks
 {
@@ -68,7 +72,8 @@ struct loop
 
 __attribute__ ((visibility ("default"))) int sbx_warm_serve (int sock, const struct sbx_warm_hooks *hooks,
                                                              char kind[4]);
-int sbx_warm_spawn (const char *state_root, const char *id, const int fds[4], char *errbuf, size_t errlen);
+int sbx_warm_spawn (const char *state_root, const char *id, const int fds[4], const int *join_fds, size_t n_join,
+                    char *errbuf, size_t errlen);
 
 /* SIGCHLD wakes the poll through this pipe (the handler's only work) */
 static int wake_pipe[2] = { -1, -1 };
@@ -161,14 +166,14 @@ close_fds (const int *fds, int n)
    fork() with the fork hooks around it. Returns 1 in that process; else 0, its
    status pipe kept to report its end (or told why there is none). */
 static int
-spawn_run (struct loop *l, const char *root, const char *id, const int fds[MSG_FDS])
+spawn_run (struct loop *l, const char *root, const char *id, const int *fds, int n_fds)
 {
   char err[1024] = "out of memory";
   pid_t pid = -1;
   if (reserve_child (l) == 0)
     {
       l->hooks->before ();
-      pid = sbx_warm_spawn (root, id, fds, err, sizeof err);
+      pid = sbx_warm_spawn (root, id, fds, fds + MSG_FDS, (size_t) (n_fds - MSG_FDS), err, sizeof err);
       if (pid == 0)
         {
           l->hooks->after_child (); /* first: no other Python code before the interpreter's own reset */
@@ -177,6 +182,7 @@ spawn_run (struct loop *l, const char *root, const char *id, const int fds[MSG_F
       l->hooks->after_parent ();
     }
   close_fds (fds, 4);
+  close_fds (fds + MSG_FDS, n_fds - MSG_FDS);
   if (pid < 0)
     {
       char msg[1100];
@@ -193,7 +199,7 @@ spawn_run (struct loop *l, const char *root, const char *id, const int fds[MSG_F
    (other runs' status pipes must reach EOF when the zygote dies, its socket when the
    server lets go of it), spawn the run's process, wait for it, report. */
 static int
-run_copy (struct loop *l, const char *root, const char *id, const int fds[MSG_FDS])
+run_copy (struct loop *l, const char *root, const char *id, const int *fds, int n_fds)
 {
   struct rusage ru;
   int status;
@@ -204,7 +210,7 @@ run_copy (struct loop *l, const char *root, const char *id, const int fds[MSG_FD
     if (l->children[i].status_fd >= 0)
       close (l->children[i].status_fd);
   l->n_children = 0;
-  if (spawn_run (l, root, id, fds) == 1)
+  if (spawn_run (l, root, id, fds, n_fds) == 1)
     return 1;
   close (l->sock); /* after the spawn, which wants fd 3 open (the run's copy closed its own) */
   if (l->n_children == 1)
@@ -220,14 +226,14 @@ run_copy (struct loop *l, const char *root, const char *id, const int fds[MSG_FD
 }
 
 static int
-spawn_through_copy (struct loop *l, const char *root, const char *id, const int fds[MSG_FDS])
+spawn_through_copy (struct loop *l, const char *root, const char *id, const int *fds, int n_fds)
 {
   pid_t pid;
   int fork_errno;
   if (reserve_child (l) < 0)
     {
       say (fds[4], "ERR out of memory\n");
-      close_fds (fds, MSG_FDS);
+      close_fds (fds, n_fds);
       return 0;
     }
   l->hooks->before ();
@@ -236,7 +242,7 @@ spawn_through_copy (struct loop *l, const char *root, const char *id, const int 
   if (pid == 0)
     {
       l->hooks->after_child ();
-      return run_copy (l, root, id, fds);
+      return run_copy (l, root, id, fds, n_fds);
     }
   l->hooks->after_parent ();
   if (pid < 0)
@@ -247,7 +253,7 @@ spawn_through_copy (struct loop *l, const char *root, const char *id, const int 
     }
   else
     add_child (l, pid, -1);
-  close_fds (fds, MSG_FDS);
+  close_fds (fds, n_fds);
   return 0;
 }
 
@@ -259,12 +265,12 @@ receive_run (struct loop *l, char kind[4])
   char buf[4096 + 1];
   union
   {
-    char raw[CMSG_SPACE (MSG_FDS * sizeof (int))];
+    char raw[CMSG_SPACE (MSG_FDS_MAX * sizeof (int))];
     struct cmsghdr align;
   } ctl;
   struct iovec iov = { buf, sizeof buf - 1 };
   struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.raw, .msg_controllen = sizeof ctl.raw };
-  int fds[MSG_FDS], n_fds = 0, sent_fds = 0;
+  int fds[MSG_FDS_MAX], n_fds = 0, sent_fds = 0;
   const char *root, *id;
   ssize_t n;
   do
@@ -283,7 +289,7 @@ receive_run (struct loop *l, char kind[4])
             int fd;
             memcpy (&fd, CMSG_DATA (c) + i * sizeof (int), sizeof fd);
             sent_fds++;
-            if (n_fds < MSG_FDS)
+            if (n_fds < MSG_FDS_MAX)
               fds[n_fds++] = fd;
             else
               close (fd);
@@ -293,7 +299,7 @@ receive_run (struct loop *l, char kind[4])
   buf[n] = '\0';
   root = memchr (buf, '\0', (size_t) n) ? buf + strlen (buf) + 1 : NULL;
   id = root && root < buf + n ? root + strlen (root) + 1 : NULL;
-  if (sent_fds != MSG_FDS || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !id || id > buf + n
+  if (sent_fds < MSG_FDS || sent_fds > MSG_FDS_MAX || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !id || id > buf + n
       || (strcmp (buf, "STB") != 0 && strcmp (buf, "RUN") != 0 && strcmp (buf, "SES") != 0))
     {
       close_fds (fds, n_fds); /* not a request of ours */
@@ -301,8 +307,8 @@ receive_run (struct loop *l, char kind[4])
     }
   memcpy (kind, buf, 4);
   if (strcmp (buf, "STB") == 0)
-    return spawn_run (l, root, id, fds);
-  return spawn_through_copy (l, root, id, fds);
+    return spawn_run (l, root, id, fds, n_fds);
+  return spawn_through_copy (l, root, id, fds, n_fds);
 }
 
 static int

@@ -7,12 +7,13 @@
  * hidden. The caller is the zygote, which only the server talks to:
  *
  *   int sbx_warm_spawn (const char *state_root, const char *id, const int fds[4],
- *                       char *errbuf, size_t errlen)
+ *                       const int *join_fds, size_t n_join, char *errbuf, size_t errlen)
  *
  * copies the caller (clone3, no exec) straight into container ID under STATE_ROOT's
  * pid namespace and cgroup: the copy takes FDS as its 0 to 3 (stdin, stdout, stderr,
  * the run channel), closes every other fd, and joins the container as `sbx-oci exec`
- * does (its namespaces and root; its process's user, rlimits, capabilities,
+ * does (its namespaces and root, by JOIN_FDS when given, which the sandbox's holding
+ * init sent: runtime/join_fds.h; its process's user, rlimits, capabilities,
  * no_new_privs and seccomp filter; its Landlock rules are made in the join and
  * applied by the process itself, before any program, with sbx_warm_restrict).
  * Returns twice: 0 in the copy, which is now that process; its pid in the caller
@@ -37,7 +38,8 @@
 #include "runtime/namespaces.h"
 
 __attribute__ ((visibility ("default"))) int sbx_warm_spawn (const char *state_root, const char *id,
-                                                             const int fds[4], char *errbuf, size_t errlen);
+                                                             const int fds[4], const int *join_fds, size_t n_join,
+                                                             char *errbuf, size_t errlen);
 __attribute__ ((visibility ("default"))) int sbx_warm_restrict (char *errbuf, size_t errlen);
 
 /* The sandbox's Landlock rules, made in the join and applied by the process itself
@@ -65,7 +67,8 @@ sbx_warm_restrict (char *errbuf, size_t errlen)
 }
 
 int
-sbx_warm_spawn (const char *state_root, const char *id, const int fds[4], char *errbuf, size_t errlen)
+sbx_warm_spawn (const char *state_root, const char *id, const int fds[4], const int *join_fds, size_t n_join,
+                char *errbuf, size_t errlen)
 {
   struct sbx_ctx ctx = { 0 };
   struct sbx_error err = { 0 };
@@ -76,7 +79,8 @@ sbx_warm_spawn (const char *state_root, const char *id, const int fds[4], char *
   static char *no_program[] = { "(warm)" };
   struct exec_opts o = { .id = id, .in_process = true, .in_child = &in_child, .preserve_fds = 1,
                          .args = no_program, .n_args = 1, .deferred_landlock = &deferred,
-                         .spawned_pid = &pid, .spawned_pidfd = &pidfd, .child_fds = fds };
+                         .spawned_pid = &pid, .spawned_pidfd = &pidfd, .child_fds = fds,
+                         .join_fds = n_join ? join_fds : NULL, .n_join_fds = n_join };
   sbx_log_init (&ctx.log);
   ctx.root = state_root;
   ctx.as_root = geteuid () == 0;

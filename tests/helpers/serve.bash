@@ -12,6 +12,7 @@ setup() {
 	# process of that uid is left" is about this test's runs only, whatever else on
 	# the host runs sandboxes with the default (101000) meanwhile.
 	HOST_ID=$((300000 + (RANDOM % 30000) * 2))
+	RL_DIR=
 }
 
 teardown() {
@@ -25,6 +26,7 @@ teardown() {
 	kept_cgroups_gone || rc=1
 	[ -z "$IPC_ID" ] || ipcrm -m "$IPC_ID" 2>/dev/null || true
 	helpers_teardown || rc=1
+	[ -z "$RL_DIR" ] || rm -rf "$RL_DIR"
 	return $rc
 }
 
