@@ -9,6 +9,7 @@
 #include "build-config.h"
 #include "runtime/container.h"
 #include "runtime/container_internal.h"
+#include "runtime/process_attrs.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -328,7 +329,8 @@ plan (struct container *c, struct sbx_error *err)
     return -1;
   if (oci_seccomp_parse (c->config->linux_.seccomp, "linux.seccomp", &c->seccomp_config, err) < 0
       || landlock_plan_build (c->config, &c->ctx->log, &c->landlock, err) < 0
-      || reaper_wanted (c->config, &c->with_reaper, &c->reaper_hold, err) < 0)
+      || reaper_wanted (c->config, &c->with_reaper, &c->reaper_hold, err) < 0
+      || (c->config->process && process_check_rlimits (c->config->process, err) < 0))
     return -1;
   c->seccomp_config.text = c->config->raw;
   if (c->ctx->systemd_cgroup && mode != CGROUP_MODE_NONE)

@@ -2,6 +2,7 @@
 #include "runtime/process_attrs.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/ioprio.h>
 #include <linux/keyctl.h>
 #include <sched.h>
@@ -17,6 +18,7 @@
 #include "runtime/base/util.h"
 #include "runtime/fs.h"
 #include "runtime/mountapi.h"
+#include "runtime/namespaces.h"
 
 int
 process_apply_rlimits (const struct oci_process *p, struct sbx_error *err)
@@ -28,6 +30,36 @@ process_apply_rlimits (const struct oci_process *p, struct sbx_error *err)
         return sbx_error_set (err, errno, "process.rlimits[%zu]: setrlimit %s (soft %llu, hard %llu)", i,
                               p->rlimits[i].type, (unsigned long long) rl.rlim_cur,
                               (unsigned long long) rl.rlim_max);
+    }
+  return 0;
+}
+
+/* CAP_SYS_RESOURCE in the host's user namespace, which raising a hard limit needs
+   (the kernel checks it there, whatever namespace the init is in). */
+static bool
+may_raise_hard_limits (void)
+{
+  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+  struct __user_cap_data_struct d[2];
+  if (!userns_self_is_initial () || syscall (SYS_capget, &h, d) < 0)
+    return false;
+  return (d[CAP_SYS_RESOURCE / 32].effective & (1U << (CAP_SYS_RESOURCE % 32))) != 0;
+}
+
+int
+process_check_rlimits (const struct oci_process *p, struct sbx_error *err)
+{
+  if (p->n_rlimits == 0 || may_raise_hard_limits ())
+    return 0;
+  for (size_t i = 0; i < p->n_rlimits; i++)
+    {
+      struct rlimit now;
+      if (getrlimit (p->rlimits[i].resource, &now) == 0 && p->rlimits[i].hard > now.rlim_max)
+        return sbx_error_set (err, EPERM,
+                              "process.rlimits[%zu]: the %s hard limit %llu is above the runtime's own (%llu), "
+                              "and raising it needs CAP_SYS_RESOURCE in the host's user namespace",
+                              i, p->rlimits[i].type, (unsigned long long) p->rlimits[i].hard,
+                              (unsigned long long) now.rlim_max);
     }
   return 0;
 }

@@ -10,6 +10,10 @@
 #include "runtime/base/error.h"
 
 int process_apply_rlimits (const struct oci_process *p, struct sbx_error *err);
+/* At create: a hard limit the init could not set (above the runtime's own, without
+   CAP_SYS_RESOURCE in the host's user namespace) is refused now, as runc and crun
+   refuse it, not after start. */
+int process_check_rlimits (const struct oci_process *p, struct sbx_error *err);
 int process_apply_scheduling (const struct oci_process *p, struct sbx_error *err);
 int process_apply_personality (const struct oci_linux *l, struct sbx_error *err);
 /* linux.memoryPolicy: set_mempolicy(2), inherited by the program across exec. */

@@ -265,6 +265,26 @@ load helpers
 	assert_no_state "$ID"
 }
 
+@test "rlimits: without CAP_SYS_RESOURCE, a hard limit above the runtime's own is refused by create, naming process.rlimits[i], as runc and crun refuse it; one at it runs" {
+	# root without CAP_SYS_RESOURCE (setpriv: not in the bounding set, so not after the
+	# exec either), with a hard limit of 2048 open files
+	update_config '.process.rlimits = [{"type":"RLIMIT_CORE","soft":0,"hard":0},{"type":"RLIMIT_NOFILE","soft":1024,"hard":4096}]'
+	# (into files: a created init would hold a pipe of `run` open until started)
+	local err=$BATS_TEST_TMPDIR/create.err
+	status=0
+	setpriv --bounding-set=-sys_resource prlimit --nofile=1024:2048 "$SBX_OCI" --root "$SBX_ROOT" \
+		create --bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>"$err" || status=$?
+	[ "$status" -ne 0 ]
+	[ "$(wc -l <"$err")" -eq 1 ]
+	grep -qF "process.rlimits[1]: the RLIMIT_NOFILE hard limit 4096 is above the runtime's own (2048)" "$err"
+	assert_no_state "$ID"
+	update_config '.process.rlimits = [{"type":"RLIMIT_NOFILE","soft":1024,"hard":2048}]'
+	set_args /bin/probe rlimit NOFILE
+	run setpriv --bounding-set=-sys_resource prlimit --nofile=1024:2048 "$SBX_OCI" --root "$SBX_ROOT" run --bundle "$BUNDLE" "$ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "1024 2048" ]
+}
+
 @test "oomScoreAdj: set when given" {
 	update_config '.process.oomScoreAdj = 500'
 	set_args cat /proc/self/oom_score_adj
