@@ -17,7 +17,8 @@
 #            on a difference not in tests/compat/intended-denials.txt; then numpy's
 #            own test suite the same way (tests/compat/numpy.sh, numpy-denials.txt)
 #   asan     tests/asan.sh: the suites again against an ASan+UBSan build
-#   fuzz     tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
+#   fuzz     (beside bats: its output is shown whole when it ends)
+#            tests/fuzz/run.sh: libFuzzer over config/process/resources/state JSON
 #   vm       (beside asan: its output is shown whole when it ends)
 #            tests/vm/run-cgroup-suite.sh: cgroups.bats in a pure cgroup v2 QEMU guest, then
 #            tests/vm/run-python-check.sh: `sbx-oci check` (the Python sandbox) and warm runs
@@ -59,6 +60,8 @@ watch_log=$watch_dir/changes
 : >"$watch_log"
 watch_pid=
 k8s_build_pid=
+vm_stages_pid=
+fuzz_pid=
 if gcc -O2 -o "$watch_dir/nodewatch" "$here/helpers/nodewatch.c" 2>"$watch_dir/build.log"; then
 	"$watch_dir/nodewatch" "$watch_log" "${nodes[@]}" 2>>"$watch_dir/build.log" &
 	watch_pid=$!
@@ -68,6 +71,7 @@ stop_watch() {
 	[ -z "$watch_pid" ] || kill "$watch_pid" 2>/dev/null
 	[ -z "$k8s_build_pid" ] || kill -- -"$k8s_build_pid" 2>/dev/null
 	[ -z "$vm_stages_pid" ] || kill -- -"$vm_stages_pid" 2>/dev/null
+	[ -z "$fuzz_pid" ] || kill -- -"$fuzz_pid" 2>/dev/null
 	rm -rf "$watch_dir"
 }
 trap stop_watch EXIT
@@ -154,7 +158,6 @@ run_stage() {
 # half idle (vm-systemd: 497 s, 230 s of CPU): they run beside the asan stage, the
 # longest, which leaves out the one suite that counts the whole host's open files
 # (leaks.bats). In a process group of their own, which the trap ends.
-vm_stages_pid=
 start_vm_stages() {
 	set -m
 	(
@@ -176,6 +179,23 @@ wait_vm_stages() {
 	done
 }
 
+# The fuzz stage keeps one core busy for its bounded time and touches nothing of the
+# host's (one process, its corpus in the tree), and the bats stage leaves most of the
+# other core idle (1111 s of CPU in 1018 s): fuzz runs beside bats. In a process group
+# of its own, which the trap ends.
+start_fuzz_beside() {
+	set -m
+	run_stage --beside fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" </dev/null &
+	fuzz_pid=$!
+	set +m
+}
+wait_fuzz() {
+	[ -n "$fuzz_pid" ] || return 0
+	wait "$fuzz_pid"
+	fuzz_pid=
+	cat "$watch_dir/stage-fuzz.log" 2>/dev/null
+}
+
 # What CI shows of a run is its tail: a failed stage's failing tests are said again
 # there, each with the lines bats printed after it.
 failed_tests() {
@@ -191,7 +211,11 @@ failed_tests() {
 
 for stage in $stages; do
 	case $stage in
-	bats) run_stage bats "$here/run.sh" ;;
+	bats)
+		case " $stages " in *" fuzz "*) start_fuzz_beside ;; esac
+		run_stage bats "$here/run.sh"
+		wait_fuzz
+		;;
 	warm) SBX_VIA_CONNECT=1 SBX_TESTS="sandbox sandbox-workloads" run_stage warm "$here/run.sh" ;;
 	conformance) run_stage conformance "$here/conformance/run.sh" ;;
 	compat) run_stage compat "$here/compat/run.sh" ;;
@@ -200,7 +224,10 @@ for stage in $stages; do
 		run_stage asan "$here/asan.sh"
 		wait_vm_stages
 		;;
-	fuzz) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;;
+	fuzz)
+		# beside bats when both are asked for (above), on its own otherwise
+		case " $stages " in *" bats "*) ;; *) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;; esac
+		;;
 	vm)
 		# beside asan when both are asked for (above), on their own otherwise
 		case " $stages " in *" asan "*) ;; *) start_vm_stages && wait_vm_stages ;; esac
@@ -224,6 +251,7 @@ for stage in $stages; do
 	esac
 done
 
+wait_fuzz
 wait_vm_stages
 echo "=== summary"
 cat "$watch_dir/summary"
