@@ -350,6 +350,22 @@ install_child_fds (const int fds[4], struct sbx_error *err)
   return 0;
 }
 
+/* A pidfd of PID, our unreaped child (its pid cannot be anyone else's); a child we
+   cannot hold is killed and reaped. PID or -1. */
+static pid_t
+hold_child_pidfd (pid_t pid, int *pidfd, struct sbx_error *err)
+{
+  *pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (*pidfd >= 0)
+    return pid;
+  {
+    int saved = errno;
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    return sbx_error_set (err, saved, "pidfd_open %d", (int) pid);
+  }
+}
+
 /* The copy. clone3 puts it in the cgroup at once (v2) and gives its pidfd. A caller
    that runs on, a long-lived and perhaps multi-threaded process (exec_opts.
    spawned_pidfd: the zygote of `serve`, with a numeric library's thread pool in it),
@@ -374,15 +390,7 @@ clone_child (const struct exec_opts *o, bool into_cgroup, int cgroup_fd, int *pi
   pid = fork ();
   if (pid <= 0)
     return pid < 0 ? sbx_error_set (err, errno, "fork") : 0;
-  *pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-  if (*pidfd < 0)
-    {
-      int saved = errno;
-      kill (pid, SIGKILL);
-      waitpid (pid, NULL, 0);
-      return sbx_error_set (err, saved, "pidfd_open %d", (int) pid);
-    }
-  return pid;
+  return hold_child_pidfd (pid, pidfd, err);
 }
 
 /* The late join: a caller without CAP_SYS_ADMIN in the host's user namespace (a user's
@@ -434,16 +442,7 @@ late_join_take (pid_t copy, int *pidfd, int sync_fd, struct sbx_error *err)
     return -1;
   if (len != sizeof child || child <= 0)
     return sbx_error_set (err, EPROTO, "exec: the late join sent no pid");
-  /* our unreaped child: its pid cannot be anyone else's */
-  *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) child, 0);
-  if (*pidfd < 0)
-    {
-      int saved = errno;
-      kill (child, SIGKILL);
-      waitpid (child, NULL, 0);
-      return sbx_error_set (err, saved, "pidfd_open %d", (int) child);
-    }
-  return child;
+  return hold_child_pidfd ((pid_t) child, pidfd, err);
 }
 
 static int
