@@ -108,6 +108,7 @@ for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms;
                  ("soak-leaks.tsv", "leak check around the sequential runs"),
                  ("warm-soak.tsv", "leak check around the sequential runs through sbx-oci serve"),
                  ("warm-throughput.tsv", "clients at once through sbx-oci serve"),
+                 ("warm-ab.tsv", "clients at once through sbx-oci serve, an older build (WARM_AB_OLD) beside this one, alternated"),
                  ("warm-interpreter.tsv", "the code interpreter through sbx-oci serve: the library, cells with a value and a figure (medians, ms)"),
                  ("warm-sessions.tsv", "live sessions held by one sbx-oci serve (numpy and pandas imported in each): a cell's median, memory per session, the server's fds and children"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
@@ -121,6 +122,11 @@ for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms;
         out += ["| " + " | ".join(l) + " |" for l in lines[1:]]
         # notes after the table ("# stopped by: ...")
         out += ["", *(l.lstrip("# ") for l in text if l.startswith("#"))]
+
+# issue 41: what a run costs, by process, syscall and page fault (costs.py writes it whole)
+costs = os.path.join(res, "costs.md")
+if os.path.exists(costs):
+    out += ["", open(costs).read().rstrip("\n")]
 
 head = ["# sbx-oci one-shot benchmark", "",
         "Written by tests/bench/run.sh. Rows of one table come from one hyperfine invocation;",

@@ -5,7 +5,8 @@
 # runtime cannot run a bundle (its rows would mean nothing) and when runs leak.
 #   SBX_OCI=path RUNS=50 WARMUP=5 RSS_N=20 SOAK_RUNS=1000 IDLE_GAP=0.2 BENCH_WORK=dir RESULTS=dir
 #   run.sh [scenario ...]: only these (true py pycmd limits seccomp userns idle phases deltas
-#   vm-deltas vm-systemd rss soak warm); DELTA_N=60 pairs per delta, VM_DELTA_N=16 in the cgroup v2 guest
+#   vm-deltas vm-systemd rss soak costs warm); DELTA_N=60 pairs per delta, VM_DELTA_N=16 in the cgroup v2 guest,
+#   COSTS_N=40 runs per way in costs, WARM_AB_OLD=path: an older sbx-oci beside this one in warm's throughput
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (namespaces, mounts, cgroups)" >&2 && exit 1; }
@@ -13,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 # Debian's packages: crun and runc are the reference, busybox-static the payload
 need=()
 for t in hyperfine:hyperfine crun:crun runc:runc jq:jq gcc:gcc /usr/bin/time:time \
-	/bin/busybox:busybox-static /usr/bin/python3:python3; do
+	/bin/busybox:busybox-static /usr/bin/python3:python3 bpftrace:bpftrace; do
 	command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -27,7 +28,8 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.tsv "$RESULTS/RESULTS.md"
 "$BENCH_SRC/bundles.sh"
 
 scn=()
-[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases deltas vm-deltas vm-systemd rss soak warm
+[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases deltas vm-deltas vm-systemd rss soak costs warm \
+	${WARM_AB_OLD:+warm-ab}
 for s in "$@"; do
 	case $s in
 	rss) "$BENCH_SRC/rss.sh" ;;
@@ -36,6 +38,8 @@ for s in "$@"; do
 	vm-systemd) "$BENCH_SRC/vm-systemd.sh" ;;
 	soak) leak=0 && "$BENCH_SRC/soak.sh" || leak=1 ;; # the report is still written
 	warm) warm_leak=0 && "$BENCH_SRC/warm.sh" || warm_leak=1 ;;
+	warm-ab) "$BENCH_SRC/warm-ab.sh" ;;
+	costs) "$PY" "$BENCH_SRC/costs.py" "$RESULTS/costs.md" "${COSTS_N:-40}" "${SBX[@]}" ;;
 	*) scn+=("$s") ;;
 	esac
 done
