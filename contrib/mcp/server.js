@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// sbx-oci-mcp: an MCP server (stdio) whose tools run Python in sbx-oci sandboxes.
+// sbx-oci-mcp: an MCP server (stdio, or Streamable HTTP) whose tools run Python in
+// sbx-oci sandboxes.
 //
 //   sbx-oci-mcp [--socket PATH] [--sbx-oci PATH] [--preload MODS] [--memory SIZE]
 //               [--timeout S] [--network none|loopback|full] [--max-output SIZE]
+//               [--http HOST:PORT --token-file FILE [--tls-cert F --tls-key F]
+//                [--session-idle S] [--max-sessions N] [--max-sessions-per-token N]
+//                [--max-calls N] [--max-body SIZE] [--request-timeout S]]
 //
+// With --http it serves MCP's Streamable HTTP transport at http(s)://HOST:PORT/mcp to
+// clients holding a token (lib/http.js); without it, one client on stdio.
 // Without --socket it starts an `sbx-oci serve` of its own (stopped when the MCP
 // client closes the connection), with --memory, --network, --timeout and
 // --max-output as that server's defaults and --preload its preloaded modules. The
@@ -14,12 +20,15 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { parseArgs } from "node:util";
-import { Limits } from "./lib/sbx.js";
+import { Limits, parseSize } from "./lib/sbx.js";
 import { startServe } from "./lib/serve.js";
+import { httpOptions, serveHttp } from "./lib/http.js";
 import { registerTools } from "./lib/tools.js";
 
 const USAGE = "usage: sbx-oci-mcp [--socket PATH] [--sbx-oci PATH] [--preload MODS] [--memory SIZE] "
-  + "[--timeout S] [--network none|loopback|full] [--max-output SIZE]";
+  + "[--timeout S] [--network none|loopback|full] [--max-output SIZE] "
+  + "[--http HOST:PORT --token-file FILE [--tls-cert FILE --tls-key FILE] [--session-idle S] [--max-sessions N] "
+  + "[--max-sessions-per-token N] [--max-calls N] [--max-body SIZE] [--request-timeout S]]";
 
 function options(argv) {
   const { values } = parseArgs({
@@ -28,6 +37,10 @@ function options(argv) {
       socket: { type: "string" }, "sbx-oci": { type: "string" }, preload: { type: "string" },
       memory: { type: "string" }, timeout: { type: "string" }, network: { type: "string" },
       "max-output": { type: "string" }, root: { type: "string" }, help: { type: "boolean" },
+      http: { type: "string" }, "token-file": { type: "string" }, "tls-cert": { type: "string" },
+      "tls-key": { type: "string" }, "session-idle": { type: "string" }, "max-sessions": { type: "string" },
+      "max-sessions-per-token": { type: "string" }, "max-calls": { type: "string" }, "max-body": { type: "string" },
+      "request-timeout": { type: "string" },
     },
   });
   return values;
@@ -36,6 +49,7 @@ function options(argv) {
 async function main() {
   let o;
   let limits;
+  let web = null;
   try {
     o = options(process.argv.slice(2));
     if (o.help) {
@@ -46,6 +60,7 @@ async function main() {
       memory: o.memory ?? "1G", timeout: o.timeout !== undefined ? Number(o.timeout) : 60,
       network: o.network ?? "none", maxOutput: o["max-output"] ?? "256K",
     });
+    if (o.http !== undefined) web = httpOptions(o, parseSize);
   } catch (e) {
     process.stderr.write(`sbx-oci-mcp: ${e.message}\n${USAGE}\n`);
     process.exit(2);
@@ -55,7 +70,8 @@ async function main() {
   let socket = o.socket;
   if (!socket) {
     try {
-      serve = await startServe(sbxOci, limits, { preload: o.preload ?? "", root: o.root ?? null });
+      serve = await startServe(sbxOci, limits, { preload: o.preload ?? "", root: o.root ?? null,
+        maxRuns: web ? web.maxCalls : null });
     } catch (e) {
       process.stderr.write(`sbx-oci-mcp: ${e.message}\n`);
       process.exit(1);
@@ -69,6 +85,7 @@ async function main() {
     sbxOci, socket, limits, force, prefix: `mcp${process.pid}-`,
     sessionSandbox: force ? ["--memory", limits.memory, "--network", limits.network] : [],
   };
+  if (web) return serveOverHttp(web, ctx, serve);
   const server = new McpServer({ name: "sbx-oci", version: "0.1.0" });
   registerTools(server, ctx);
   const transport = new StdioServerTransport();
@@ -83,6 +100,28 @@ async function main() {
   process.stdin.on("end", shutdown);
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, shutdown);
   await server.connect(transport);
+}
+
+/** MCP over HTTP until SIGTERM, SIGINT or SIGHUP: then every session ends with its sandboxes. */
+async function serveOverHttp(web, ctx, serve) {
+  const log = (line) => process.stderr.write(`sbx-oci-mcp: ${new Date().toISOString()} ${line}\n`);
+  let front;
+  try {
+    front = await serveHttp({ ...web, ctx, log });
+  } catch (e) {
+    log(`cannot serve on ${web.listen.host}:${web.listen.port}: ${e.message}`);
+    if (serve) await serve.stop();
+    process.exit(1);
+  }
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await front.stop();
+    if (serve) await serve.stop();
+    process.exit(0);
+  };
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, shutdown);
 }
 
 main();

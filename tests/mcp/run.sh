@@ -3,6 +3,9 @@
 # MCP clients against the built binary:
 #   - the official SDK's Client over stdio (StdioClientTransport): contrib/mcp/test/
 #     (initialize, tools/list, every tool, bad input, a killed server, the timing);
+#   - the same Client over Streamable HTTP (StreamableHTTPClientTransport, issue 42):
+#     contrib/mcp/test/http.test.js (tokens, sessions per MCP session, DELETE, idle
+#     expiry, busy answers, bad and slow requests, TLS);
 #   - the MCP Inspector's CLI mode (npm's @modelcontextprotocol/inspector, no browser):
 #     tools/list and a tools/call, as a user would check a server by hand.
 # Node 20 and the packages come from Debian's nodejs/npm and the npm registry

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** Starts the server; resolves to {socket, stop()} once it listens. */
-export async function startServe(sbxOci, limits, { preload = "", standby = 2, root = null } = {}) {
+export async function startServe(sbxOci, limits, { preload = "", standby = 2, root = null, maxRuns = null } = {}) {
   const dir = mkdtempSync(join(process.env.XDG_RUNTIME_DIR || tmpdir(), "sbx-oci-mcp-"));
   const socket = join(dir, "sbx.sock");
   const log = join(dir, "serve.log");
@@ -16,6 +16,7 @@ export async function startServe(sbxOci, limits, { preload = "", standby = 2, ro
   args.push("serve", "--socket", socket, "--memory", limits.memory, "--network", limits.network,
     "--timeout", String(limits.timeout), "--max-output", limits.maxOutput, "--standby", String(standby));
   if (preload) args.push("--preload", preload);
+  if (maxRuns) args.push("--max-runs", String(maxRuns));
   const { openSync, closeSync } = await import("node:fs");
   const fd = openSync(log, "a");
   const child = spawn(sbxOci, args, { stdio: ["ignore", fd, fd] });

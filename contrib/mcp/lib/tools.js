@@ -59,6 +59,7 @@ async function runCode(ctx, args, code, session) {
 
 function sessionArgs(ctx, name) {
   if (!SESSION.test(name)) throw new CallError(`session: '${name}' is not a name (letters, digits, '.', '_', '-')`);
+  ctx.sessions?.add(name); // over HTTP, the MCP session ends the sessions it used (lib/http.js)
   return ["--session", `${ctx.prefix}${name}`];
 }
 
@@ -157,6 +158,7 @@ export function registerTools(server, ctx) {
     inputSchema: { session: z.string() },
   }, guarded(async ({ session }) => {
     await sbxCall(ctx.sbxOci, ctx.socket, [...sessionArgs(ctx, session), "--end-session"], { guardMs: 30000 });
+    ctx.sessions?.delete(session);
     return { content: [{ type: "text", text: `session '${session}' ended` }] };
   }));
 }
