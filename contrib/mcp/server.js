@@ -6,7 +6,7 @@
 //               [--timeout S] [--network none|loopback|full] [--max-output SIZE]
 //               [--http HOST:PORT --token-file FILE [--tls-cert F --tls-key F]
 //                [--session-idle S] [--max-sessions N] [--max-sessions-per-token N]
-//                [--max-calls N] [--max-body SIZE] [--request-timeout S]]
+//                [--max-calls N] [--max-body SIZE] [--request-timeout S] [--node-id NAME]]
 //
 // With --http it serves MCP's Streamable HTTP transport at http(s)://HOST:PORT/mcp to
 // clients holding a token (lib/http.js); without it, one client on stdio.
@@ -28,7 +28,7 @@ import { registerTools } from "./lib/tools.js";
 const USAGE = "usage: sbx-oci-mcp [--socket PATH] [--sbx-oci PATH] [--preload MODS] [--memory SIZE] "
   + "[--timeout S] [--network none|loopback|full] [--max-output SIZE] "
   + "[--http HOST:PORT --token-file FILE [--tls-cert FILE --tls-key FILE] [--session-idle S] [--max-sessions N] "
-  + "[--max-sessions-per-token N] [--max-calls N] [--max-body SIZE] [--request-timeout S]]";
+  + "[--max-sessions-per-token N] [--max-calls N] [--max-body SIZE] [--request-timeout S] [--node-id NAME]]";
 
 function options(argv) {
   const { values } = parseArgs({
@@ -40,7 +40,7 @@ function options(argv) {
       http: { type: "string" }, "token-file": { type: "string" }, "tls-cert": { type: "string" },
       "tls-key": { type: "string" }, "session-idle": { type: "string" }, "max-sessions": { type: "string" },
       "max-sessions-per-token": { type: "string" }, "max-calls": { type: "string" }, "max-body": { type: "string" },
-      "request-timeout": { type: "string" },
+      "request-timeout": { type: "string" }, "node-id": { type: "string" },
     },
   });
   return values;

@@ -6,6 +6,8 @@
 #   - the same Client over Streamable HTTP (StreamableHTTPClientTransport, issue 42):
 #     contrib/mcp/test/http.test.js (tokens, sessions per MCP session, DELETE, idle
 #     expiry, busy answers, bad and slow requests, TLS);
+#   - tests/mcp/fleet.sh: three nodes in network namespaces behind Debian's nginx with
+#     contrib/mcp/fleet/nginx.conf, 30 agents holding sessions, a node lost and back;
 #   - the MCP Inspector's CLI mode (npm's @modelcontextprotocol/inspector, no browser):
 #     tools/list and a tools/call, as a user would check a server by hand.
 # Node 20 and the packages come from Debian's nodejs/npm and the npm registry
@@ -39,5 +41,7 @@ done
 out=$(inspect --method tools/call --tool-name run_python --tool-arg 'code=print(6*7)') ||
 	{ echo "mcp: inspector tools/call failed: $out" >&2; rc=1; }
 grep -q '42' <<<"$out" || { echo "mcp: inspector's run_python did not print 42: $out" >&2; rc=1; }
-[ "$rc" = 0 ] && echo "mcp: the SDK client's tests and the Inspector CLI passed"
+# three nodes behind nginx, one lost and back (issue 42)
+"$here/fleet.sh" || rc=1
+[ "$rc" = 0 ] && echo "mcp: the SDK client's tests, the Inspector CLI and the fleet passed"
 exit $rc

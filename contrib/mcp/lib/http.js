@@ -65,7 +65,15 @@ export function httpOptions(o, parseSize) {
     maxCalls: count("max-calls", 8),
     maxBody,
     requestMs: count("request-timeout", 30) * 1000,
+    node: nodeName(o["node-id"]),
   };
+}
+
+/** --node-id: what this server's session ids start with, for a proxy to route on */
+function nodeName(name) {
+  if (name === undefined) return null;
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(name)) throw new Error(`--node-id: '${name}' is not a name (a-z, 0-9, '-'; 32 at most)`);
+  return name;
 }
 
 /** "HOST:PORT" (or "[v6]:PORT") -> {host, port} */
@@ -126,7 +134,7 @@ const isToolCall = (body) => [body].flat().some((m) => m?.method === "tools/call
  * Serves MCP over HTTP until stopped: resolves to {address, stop()} once listening.
  * opts: listen {host, port}, tokens (readTokens), tls {cert, key} or null, ctx (what
  * registerTools needs, shared), idleMs, maxSessionsPerToken, maxSessions, maxCalls,
- * maxBody, requestMs, log(line).
+ * maxBody, requestMs, node (session ids' prefix, or null), log(line).
  */
 export async function serveHttp(opts) {
   const { tokens, ctx, log } = opts;
@@ -157,7 +165,8 @@ export async function serveHttp(opts) {
       return reply(res, 503, `this server holds ${opts.maxSessions} MCP sessions, the most it may`, { "Retry-After": "10" });
     const own = { ...ctx, prefix: `${ctx.prefix}${(made++).toString(36)}-`, sessions: new Set() };
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      // NODE.UUID: a proxy in front of several of us routes on the name (contrib/kubernetes)
+      sessionIdGenerator: () => (opts.node ? `${opts.node}.${randomUUID()}` : randomUUID()),
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, token, ctx: own, last: Date.now(), calls: 0 });
         log(`session ${id} started (${req.socket.remoteAddress})`);
