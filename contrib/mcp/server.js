@@ -6,7 +6,7 @@
 //               [--timeout S] [--network none|loopback|full] [--max-output SIZE]
 //               [--http HOST:PORT --token-file FILE [--tls-cert F --tls-key F]
 //                [--session-idle S] [--max-sessions N] [--max-sessions-per-token N]
-//                [--max-calls N] [--max-body SIZE] [--request-timeout S] [--node-id NAME]]
+//                [--max-calls N] [--max-body SIZE] [--request-timeout S] [--node-id NAME] [--min-available SIZE]]
 //
 // With --http it serves MCP's Streamable HTTP transport at http(s)://HOST:PORT/mcp to
 // clients holding a token (lib/http.js); without it, one client on stdio.
@@ -28,7 +28,7 @@ import { registerTools } from "./lib/tools.js";
 const USAGE = "usage: sbx-oci-mcp [--socket PATH] [--sbx-oci PATH] [--preload MODS] [--memory SIZE] "
   + "[--timeout S] [--network none|loopback|full] [--max-output SIZE] "
   + "[--http HOST:PORT --token-file FILE [--tls-cert FILE --tls-key FILE] [--session-idle S] [--max-sessions N] "
-  + "[--max-sessions-per-token N] [--max-calls N] [--max-body SIZE] [--request-timeout S] [--node-id NAME]]";
+  + "[--max-sessions-per-token N] [--max-calls N] [--max-body SIZE] [--request-timeout S] [--node-id NAME] [--min-available SIZE]]";
 
 function options(argv) {
   const { values } = parseArgs({
@@ -41,6 +41,7 @@ function options(argv) {
       "tls-key": { type: "string" }, "session-idle": { type: "string" }, "max-sessions": { type: "string" },
       "max-sessions-per-token": { type: "string" }, "max-calls": { type: "string" }, "max-body": { type: "string" },
       "request-timeout": { type: "string" }, "node-id": { type: "string" },
+      "min-available": { type: "string" },
     },
   });
   return values;

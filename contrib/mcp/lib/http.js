@@ -5,8 +5,8 @@
 // and a line in the log. Each MCP session (Mcp-Session-Id) has a McpServer and a
 // transport of its own, and owns the sbx-oci sessions its calls made: they end with it,
 // by DELETE, by --session-idle, or when this server stops. Limits are answers, at
-// once: sessions per token and in all (429 / 503), tool calls running at once (503
-// with Retry-After), a request's size (413) and its time to arrive (408: a client
+// once: sessions per token and in all (429 / 503), tool calls running at once and
+// the machine's available memory below --min-available (503 with Retry-After), a request's size (413) and its time to arrive (408: a client
 // sending a byte a second holds a socket, never the others' calls).
 import http from "node:http";
 import https from "node:https";
@@ -55,6 +55,8 @@ export function httpOptions(o, parseSize) {
   if ((o["tls-cert"] === undefined) !== (o["tls-key"] === undefined)) throw new Error("--tls-cert and --tls-key go together");
   const maxBody = parseSize(o["max-body"] ?? "48M");
   if (!maxBody) throw new Error(`--max-body: '${o["max-body"]}' is not a size`);
+  const minAvailable = parseSize(o["min-available"] ?? "256M");
+  if (minAvailable === null) throw new Error(`--min-available: '${o["min-available"]}' is not a size`);
   return {
     listen: parseListen(o.http),
     tokens: readTokens(o["token-file"]),
@@ -64,6 +66,7 @@ export function httpOptions(o, parseSize) {
     maxSessionsPerToken: count("max-sessions-per-token", 32),
     maxCalls: count("max-calls", 8),
     maxBody,
+    minAvailable,
     requestMs: count("request-timeout", 30) * 1000,
     node: nodeName(o["node-id"]),
   };
@@ -130,10 +133,24 @@ function readJson(req, max, ms) {
 
 const isToolCall = (body) => [body].flat().some((m) => m?.method === "tools/call");
 
+/** The machine's MemAvailable, in bytes (Infinity where /proc/meminfo says nothing). */
+function memAvailable() {
+  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(readFileSync("/proc/meminfo", "utf8"));
+  return m ? Number(m[1]) * 1024 : Infinity;
+}
+
+/** Why this node is too full for one more session or call, or null. */
+function tooFull(opts) {
+  const avail = memAvailable();
+  return avail < opts.minAvailable
+    ? `busy: ${Math.floor(avail / (1 << 20))} MiB of memory available, less than the ${Math.floor(opts.minAvailable / (1 << 20))} MiB this server keeps free`
+    : null;
+}
+
 /**
  * Serves MCP over HTTP until stopped: resolves to {address, stop()} once listening.
  * opts: listen {host, port}, tokens (readTokens), tls {cert, key} or null, ctx (what
- * registerTools needs, shared), idleMs, maxSessionsPerToken, maxSessions, maxCalls,
+ * registerTools needs, shared), idleMs, maxSessionsPerToken, maxSessions, maxCalls, minAvailable,
  * maxBody, requestMs, node (session ids' prefix, or null), log(line).
  */
 export async function serveHttp(opts) {
@@ -163,6 +180,8 @@ export async function serveHttp(opts) {
         { "Retry-After": "10" });
     if (sessions.size >= opts.maxSessions)
       return reply(res, 503, `this server holds ${opts.maxSessions} MCP sessions, the most it may`, { "Retry-After": "10" });
+    const full = tooFull(opts);
+    if (full) return reply(res, 503, full, { "Retry-After": "10" });
     const own = { ...ctx, prefix: `${ctx.prefix}${(made++).toString(36)}-`, sessions: new Set() };
     const transport = new StreamableHTTPServerTransport({
       // NODE.UUID: a proxy in front of several of us routes on the name (contrib/kubernetes)
@@ -205,6 +224,8 @@ export async function serveHttp(opts) {
       if (calls >= opts.maxCalls)
         return reply(res, 503, `busy: ${calls} tool calls are running, the most this server runs at once`,
           { "Retry-After": "1" });
+      const full = tooFull(opts);
+      if (full) return reply(res, 503, full, { "Retry-After": "5" });
       calls++;
       s.calls++;
       res.on("close", () => {

@@ -276,6 +276,19 @@ test("busy is an answer: past --max-calls a tool call gets 503 with Retry-After 
   }
 });
 
+test("busy is an answer: with less memory available than --min-available, 503 with Retry-After", async () => {
+  // a floor above any machine's memory: every new session and call is refused, at once
+  const s = await startServer(["--min-available", "1T"], { env: { SBX_OCI_MCP_TOKEN: TOKEN } });
+  try {
+    const r = await post(s.url, initialize, { Authorization: `Bearer ${TOKEN}` });
+    assert.equal(r.status, 503);
+    assert.equal(r.headers.get("retry-after"), "10");
+    assert.match(r.body, /MiB of memory available, less than the 1048576 MiB this server keeps free/);
+  } finally {
+    await s.stop();
+  }
+});
+
 test("the token never comes from the command line, and --http without one refuses to start", async () => {
   const env = { ...process.env };
   delete env.SBX_OCI_MCP_TOKEN;
