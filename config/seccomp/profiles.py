@@ -14,9 +14,9 @@ import json
 import os
 import sys
 
-EPERM, ENOSYS = 1, 38
+EPERM, ENOSYS, EOPNOTSUPP = 1, 38, 95
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
-AF_UNIX, AF_INET, AF_INET6, AF_VSOCK = 1, 2, 10, 40
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_VSOCK = 1, 2, 10, 16, 40
 # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET (Docker's mask) | NEWTIME
 CLONE_NAMESPACE_FLAGS = 0x7E020000 | 0x80
 ARCHES = ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"]
@@ -249,6 +249,13 @@ def python_profile(families=(AF_UNIX, AF_INET, AF_INET6)):
     # `sbx-oci python --network none` uses, narrows this to AF_UNIX.
     rules += [allow(["socket"], args=[{"index": 0, "value": af, "op": "SCMP_CMP_EQ"}])
               for af in families]
+    # Netlink is refused with EOPNOTSUPP, not EPERM: getifaddrs() fails with the socket's
+    # errno, and libzmq, which lists the interfaces before every tcp bind (a NIC name is
+    # tried first), takes EOPNOTSUPP or EINVAL for "no interfaces to list" (as on WSL)
+    # but aborts the process on any other. With EPERM, a zmq tcp bind killed the
+    # interpreter (ipykernel's IOPub pipe on 127.0.0.1, in every Jupyter kernel).
+    rules += [dict(names=["socket"], action="SCMP_ACT_ERRNO", errnoRet=EOPNOTSUPP,
+                   args=[{"index": 0, "value": AF_NETLINK, "op": "SCMP_CMP_EQ"}])]
     rules += [allow(PYTHON_EXEC)]
     return dict(defaultAction="SCMP_ACT_ERRNO", defaultErrnoRet=EPERM, syscalls=rules)
 
