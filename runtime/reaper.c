@@ -68,6 +68,17 @@ runtime_gone (int status_fd)
   return status_fd >= 0 && poll (&p, 1, 0) == 1 && (p.revents & POLLERR);
 }
 
+/* A session of its own, as runc's init has: left in the caller's process group, the
+ * reaper got a signal sent to that group (a terminal's ^C, a Jupyter interrupt's
+ * killpg) straight, and forwarded it to the program, which the runtime forwards it to
+ * as well: the program had it twice (a second KeyboardInterrupt while Python printed
+ * the first). The program makes its own session (process_become). */
+static void
+leave_callers_group (void)
+{
+  (void) setsid ();
+}
+
 static void __attribute__ ((noreturn))
 reap (pid_t program, int status_fd, const sigset_t *all)
 {
@@ -101,6 +112,7 @@ reaper_hold (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig
   sigset_t all;
   memset (&all, 0xff, sizeof all);
   sigprocmask (SIG_BLOCK, &all, NULL);
+  leave_callers_group ();
   self.has_capabilities = true;
   memset (&self.caps, 0, sizeof self.caps);
   if (caps_apply_user_and_caps (&self, setgroups_allowed, false, log, &err) < 0 || process_set_no_new_privs (&err) < 0)
@@ -153,6 +165,7 @@ reaper_fork (const struct oci_process *p, bool setgroups_allowed, bool pdeathsig
 
   /* The reaper: as little privilege as the program, minus the program's own
      capabilities; errors have nobody to go to but our exit status. */
+  leave_callers_group ();
   close_all_but (status_fd);
   hide_command_line ();
   self.has_capabilities = true;

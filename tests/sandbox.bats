@@ -398,6 +398,25 @@ resolv empty"
 	[ "${stdout%%$'\n'*}" = "inet connect ECONNREFUSED" ] || { echo "$stdout" >&2; return 1; }
 }
 
+@test "sandbox: a signal to the caller's process group reaches the program once (a terminal's ^C, Jupyter's interrupt)" {
+	cat >"$BATS_TEST_TMPDIR/count.py" <<'EOF'
+import signal, sys, time
+got = []
+signal.signal(signal.SIGINT, lambda *a: got.append(1))
+print("ready", flush=True)
+time.sleep(3)
+print("SIGINT", len(got), flush=True)
+EOF
+	# its own process group, as a shell's job or a Jupyter kernel's launcher makes one
+	setsid "$SBX_OCI" --root "$SBX_ROOT" python --python "$PYTHON" "$BATS_TEST_TMPDIR/count.py" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
+	local pid=$!
+	for _ in $(seq 300); do grep -q ready "$BATS_TEST_TMPDIR/out" && break; sleep 0.1; done
+	kill -INT -- "-$pid"
+	wait "$pid" || true
+	grep -qx "SIGINT 1" "$BATS_TEST_TMPDIR/out" || { cat "$BATS_TEST_TMPDIR/out" >&2; false; }
+}
+
 @test "sandbox: a zmq tcp bind on loopback works (libzmq lists the interfaces first; netlink's refusal must not abort it)" {
 	/usr/bin/python3 -c 'import zmq' 2>/dev/null || skip "python3-zmq is not installed"
 	py --network loopback -c 'import zmq; s = zmq.Context().socket(zmq.PULL); print("bound", s.bind_to_random_port("tcp://127.0.0.1") > 0)'
