@@ -318,6 +318,9 @@ gen_mounts (yajl_gen g, const struct sandbox_policy *p, const struct sandbox_run
       T (gen_ro_bind_if_exists (g, "/etc/ssl/certs"));
       T (gen_ro_bind_if_exists (g, "/etc/ssl/openssl.cnf"));
       T (gen_ro_bind_if_exists (g, "/etc/alternatives"));
+      /* fontconfig's configuration: matplotlib lists the fonts with fc-list, which
+         without it complains on stderr and finds none (Jupyter shows the complaint) */
+      T (gen_ro_bind_if_exists (g, "/etc/fonts"));
       if (r->interp->etc_python)
         T (gen_ro_bind_if_exists (g, r->interp->etc_python));
     }

@@ -24,8 +24,8 @@
 #include "runtime/fs.h"
 
 /* Bumped whenever the skeleton's shape changes, so old caches are not reused. */
-#define SKELETON_FORMAT "sbx-python-skeleton-6" /* 4: etc/services, etc/protocols; 5: no run's mount points;
-                                                    6: etc/matplotlibrc, etc/mime.types */
+#define SKELETON_FORMAT "sbx-python-skeleton-7" /* 4: etc/services, etc/protocols; 5: no run's mount points;
+                                                    6: etc/matplotlibrc, etc/mime.types; 7: etc/fonts */
 #define INTERP_FILE "interp"
 
 /* Top-level entries that are symlinks into /usr on a merged-/usr host (copied as
@@ -127,7 +127,8 @@ write_etc (int rootfd, struct sbx_error *err)
     }
   /* mount points for the host files that are bound in */
   if (mkfile (rootfd, "etc/ld.so.cache", err) < 0 || mkdirs (rootfd, "etc/ssl/certs", err) < 0
-      || mkfile (rootfd, "etc/ssl/openssl.cnf", err) < 0 || mkdirs (rootfd, "etc/alternatives", err) < 0)
+      || mkfile (rootfd, "etc/ssl/openssl.cnf", err) < 0 || mkdirs (rootfd, "etc/alternatives", err) < 0
+      || mkdirs (rootfd, "etc/fonts", err) < 0)
     return -1;
   n = readlink ("/etc/localtime", target, sizeof target - 1);
   if (n > 0)
