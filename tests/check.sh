@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients kubernetes mcp"   the default: all of them
+#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients kubernetes mcp jupyter"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
@@ -32,7 +32,11 @@
 #            sbx-oci through containerd's RuntimeClass handler, and on runc beside it
 #            (the two suites at once, each in a namespace of its own)
 #   mcp      tests/mcp/run.sh: contrib/mcp's MCP server driven by the official SDK's
-#            client over stdio and by the MCP Inspector's CLI
+#            client over stdio and Streamable HTTP and by the MCP Inspector's CLI, and
+#            three HTTP nodes behind nginx (tests/mcp/fleet.sh)
+#   jupyter  tests/jupyter/run.sh: the sbx-oci kernelspec and provisioner driven by
+#            nbclient (notebooks compared cell by cell with Debian's python3 kernel),
+#            nbconvert and jupyter_client's KernelManager
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +45,7 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
 	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_CACHE "$0" "$@"
 fi
-stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients kubernetes mcp}
+stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients kubernetes mcp jupyter}
 failed=()
 summary=()
 
@@ -244,8 +248,9 @@ for stage in $stages; do
 		run_stage kubernetes "$here/kubernetes/run.sh"
 		;;
 	mcp) run_stage mcp "$here/mcp/run.sh" ;;
+	jupyter) run_stage jupyter "$here/jupyter/run.sh" ;;
 	*)
-		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients kubernetes mcp)" >&2
+		echo "check: unknown stage '$stage' (known: bats warm conformance compat asan fuzz vm clients kubernetes mcp jupyter)" >&2
 		failed+=("$stage")
 		;;
 	esac

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""kernels.py KERNEL: what a sandboxed Jupyter kernel may and may not do, driven by
+jupyter_client's own KernelManager and client, as Jupyter's servers and nbclient drive
+a kernel. Prints "ok what" or "FAIL what: why" per check; status 1 if any failed.
+
+  - two kernels at once: each has its own HMAC key, and neither can see the other's
+    connection file or sockets; neither sees this process's environment (a secret in
+    it), the host's files beyond its workdir, or the network (a port on the host's
+    loopback);
+  - interrupt (signal mode): a running cell stops with KeyboardInterrupt, the kernel
+    lives; input() through a stdin request; completion and inspection;
+  - a cell past the sandbox's memory: the kernel dies, is said dead, and restarts;
+  - shutdown leaves nothing: no process, no kernel directory.
+"""
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+
+from jupyter_client.manager import AsyncKernelManager
+
+KERNEL = sys.argv[1] if len(sys.argv) > 1 else "sbx-oci"
+failed = []
+
+
+def check(what, ok, why=""):
+    print(f"ok {what}" if ok else f"FAIL {what}: {why}", flush=True)
+    if not ok:
+        failed.append(what)
+
+
+async def start(**kw):
+    km = AsyncKernelManager(kernel_name=KERNEL)
+    await km.start_kernel(**kw)
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=60)
+    return km, kc
+
+
+async def run(kc, code, stdin_reply=None, timeout=60):
+    """Executes CODE: (reply content, [iopub messages of it])."""
+    msg_id = kc.execute(code, allow_stdin=stdin_reply is not None)
+    if stdin_reply is not None:
+        req = await kc.get_stdin_msg(timeout=timeout)
+        kc.input(stdin_reply)
+    reply = await kc._async_get_shell_msg(timeout=timeout)
+    msgs = []
+    while True:
+        m = await kc.get_iopub_msg(timeout=timeout)
+        if m["parent_header"].get("msg_id") != msg_id:
+            continue
+        msgs.append(m)
+        if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+            return reply["content"], msgs
+
+
+def value(msgs):
+    for m in msgs:
+        if m["msg_type"] == "execute_result":
+            return m["content"]["data"]["text/plain"]
+    return None
+
+
+def kernel_dir(km):
+    return os.path.dirname(km.connection_file)
+
+
+async def isolation():
+    os.environ["SBX_JUPYTER_SECRET"] = "do-not-leak-7f3a"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    marker = tempfile.NamedTemporaryFile(dir="/var/tmp", prefix="sbx-host-marker-")
+    a, ka = await start()
+    b, kb = await start()
+    try:
+        key_a, key_b = (json.load(open(k.connection_file))["key"] for k in (a, b))
+        check("each kernel has its own HMAC key", key_a != key_b and len(key_a) >= 32)
+        check("the kernel reaches Jupyter over ipc sockets, not the network",
+              a.transport == "ipc" and a.connection_file.startswith(kernel_dir(a)))
+        _, m = await run(ka, f"import os\nos.path.exists({b.connection_file!r}), os.path.exists({kernel_dir(b)!r})")
+        check("a kernel cannot see another kernel's connection file or sockets", value(m) == "(False, False)", value(m))
+        _, m = await run(ka, f"sorted(n for n in os.listdir({os.path.dirname(kernel_dir(a))!r}) if n.startswith('sbx-kernel-'))")
+        check("a kernel sees only its own kernel directory", value(m) == repr([os.path.basename(kernel_dir(a))]), value(m))
+        _, m = await run(ka, "os.environ.get('SBX_JUPYTER_SECRET'), os.environ.get('JPY_PARENT_PID')")
+        check("a kernel does not see the Jupyter server's environment", value(m) == "(None, None)", value(m))
+        _, m = await run(ka, f"os.path.exists({marker.name!r}), os.path.exists('/root'), os.path.exists('/etc/shadow')")
+        check("a kernel does not see the host's files beyond its workdir", value(m) == "(False, False, False)", value(m))
+        _, m = await run(ka, "import socket\ntry:\n    socket.create_connection(('127.0.0.1', %d), timeout=3)\n"
+                         "    r = 'connected'\nexcept OSError as e:\n    r = type(e).__name__\nr" % port)
+        check("a kernel has no network (the host's loopback port)", value(m) == "'PermissionError'", value(m))
+        _, m = await run(ka, "open('/usr/sbx-test', 'w')", timeout=30)
+        err = [x for x in m if x["msg_type"] == "error"]
+        check("the host's system paths are read-only", err and err[0]["content"]["ename"] == "OSError", err)
+    finally:
+        for km, kc in ((a, ka), (b, kb)):
+            kc.stop_channels()
+            await km.shutdown_kernel()
+        listener.close()
+        marker.close()
+    check("shutdown removes the kernel directories", not os.path.exists(kernel_dir(a)) and not os.path.exists(kernel_dir(b)))
+
+
+async def jupyter_features():
+    km, kc = await start()
+    try:
+        # (stop_on_error off: else the kernel aborts the requests that come right after
+        # the error, as any ipykernel does)
+        msg_id = kc.execute("import time\ntry:\n    time.sleep(60)\nfinally:\n    print('cleanup ran')",
+                            stop_on_error=False)
+        await asyncio.sleep(2)
+        await km.interrupt_kernel()
+        reply = await kc._async_get_shell_msg(timeout=30)
+        check("interrupt: the running cell stops with KeyboardInterrupt",
+              reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt", reply["content"])
+        _, m = await run(kc, "'alive'")
+        check("interrupt: the kernel lives on", value(m) == "'alive'", [(x["msg_type"], x["content"]) for x in m])
+        _, m = await run(kc, "name = input('who? ')\nname.upper()", stdin_reply="ada")
+        check("input() through a stdin request", value(m) == "'ADA'", value(m))
+        kc.complete("import collections\ncollections.Ord", 34)
+        r = await kc._async_get_shell_msg(timeout=30)
+        check("completion", "collections.OrderedDict" in r["content"]["matches"] or "OrderedDict" in r["content"]["matches"],
+              r["content"]["matches"][:5])
+        kc.inspect("len", 3)
+        r = await kc._async_get_shell_msg(timeout=30)
+        check("inspection", r["content"]["found"] and "Return the number" in r["content"]["data"]["text/plain"])
+        # past the sandbox's memory: the kernel dies (the kernelspec's 1G), and restarts
+        kc.execute("b = bytearray(4 << 30)\nb[::4096] = b'x' * len(b[::4096])")
+        for _ in range(300):
+            if not await km.is_alive():
+                break
+            await asyncio.sleep(0.1)
+        check("a cell past the memory limit: the kernel is dead", not await km.is_alive())
+        await km.restart_kernel()
+        kc.stop_channels()
+        kc = km.client()
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=60)
+        _, m = await run(kc, "6 * 7")
+        check("and it restarts", value(m) == "42", value(m))
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel()
+    left = subprocess.run(["pgrep", "-f", "ipykernel_launcher"], capture_output=True, text=True).stdout.split()
+    check("shutdown leaves no kernel process", not left, left)
+
+
+async def main():
+    await isolation()
+    await jupyter_features()
+    print(f"kernels: {KERNEL}: {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
