@@ -17,6 +17,7 @@ chmod 711 "$scratch" # nginx's workers (nobody) reach their temp dirs in it
 token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
 printf '%s\n' "$token" >"$scratch/tokens"
 chmod 600 "$scratch/tokens"
+command -v ip >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
 declare -A node_pid
 nginx_pid=
 
