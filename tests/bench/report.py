@@ -112,6 +112,7 @@ for f, title in [("deltas.tsv", "feature costs, A and B alternated (medians, ms;
                  ("warm-interpreter.tsv", "the code interpreter through sbx-oci serve: the library, cells with a value and a figure (medians, ms)"),
                  ("warm-sessions.tsv", "live sessions held by one sbx-oci serve (numpy and pandas imported in each): a cell's median, memory per session, the server's fds and children"),
                  ("mcp-http.tsv", "the HTTP MCP server under load, one node (contrib/mcp/bench/http-load.js): a call's p50 and p99 (ms) beside the CLI's warm run; past capacity, calls answered busy and calls that hung"),
+                 ("jupyter.tsv", "a Jupyter kernel's start: start_kernel() to the first kernel_info_reply, Debian's python3 kernel (bare ipykernel) beside the sbx-oci kernel, alternated"),
                  ("rss.tsv", "peak RSS of `RT run` (GNU time %M, KiB)")]:
     path = os.path.join(res, f)
     if os.path.exists(path):

@@ -5,7 +5,7 @@
 # runtime cannot run a bundle (its rows would mean nothing) and when runs leak.
 #   SBX_OCI=path RUNS=50 WARMUP=5 RSS_N=20 SOAK_RUNS=1000 IDLE_GAP=0.2 BENCH_WORK=dir RESULTS=dir
 #   run.sh [scenario ...]: only these (true py pycmd limits seccomp userns idle phases deltas
-#   vm-deltas vm-systemd rss soak costs warm mcp-http warm-ab); DELTA_N=60 pairs per delta, VM_DELTA_N=16 in the cgroup v2 guest,
+#   vm-deltas vm-systemd rss soak costs warm mcp-http jupyter warm-ab); DELTA_N=60 pairs per delta, VM_DELTA_N=16 in the cgroup v2 guest,
 #   COSTS_N=40 runs per way in costs, WARM_AB_OLD=path: an older sbx-oci beside this one in warm's throughput
 source "$(dirname "$0")/lib.sh"
 
@@ -28,7 +28,7 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.tsv "$RESULTS/RESULTS.md"
 "$BENCH_SRC/bundles.sh"
 
 scn=()
-[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases deltas vm-deltas vm-systemd rss soak costs warm mcp-http \
+[ $# -gt 0 ] || set -- true py pycmd limits seccomp userns idle phases deltas vm-deltas vm-systemd rss soak costs warm mcp-http jupyter \
 	${WARM_AB_OLD:+warm-ab}
 for s in "$@"; do
 	case $s in
@@ -40,6 +40,7 @@ for s in "$@"; do
 	warm) warm_leak=0 && "$BENCH_SRC/warm.sh" || warm_leak=1 ;;
 	warm-ab) "$BENCH_SRC/warm-ab.sh" ;;
 	mcp-http) "$BENCH_SRC/mcp-http.sh" ;;
+	jupyter) "$BENCH_SRC/jupyter.sh" ;;
 	costs) "$PY" "$BENCH_SRC/costs.py" "$RESULTS/costs.md" "${COSTS_N:-40}" "${SBX[@]}" ;;
 	*) scn+=("$s") ;;
 	esac
