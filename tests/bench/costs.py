@@ -222,11 +222,11 @@ def kernel_threads_ns(before, after):
 
 
 def syscalls(lines, names):
-    """(name, syscall nr) -> count"""
+    """(name, syscall nr) -> count, of the runs' processes (not this bench's own)"""
     out = collections.Counter()
     for l in lines:
         m = re.match(r"@s\[(\d+), (\d+)\]: (\d+)", l)
-        if m and names.get(int(m.group(1))):
+        if m and names.get(int(m.group(1))) not in (None, HARNESS):
             out[(names[int(m.group(1))], int(m.group(2)))] += int(m.group(3))
     return out
 
@@ -245,18 +245,18 @@ def measure(label, argv, n, server=None, clients=1):
     roots = {me: "me"}
     if server:
         roots[server] = "server"
+    def named(before, after, lines, bt):
+        """the window's processes by name, this bench's own among them"""
+        names = descent(before, after, lines, roots, {bt})
+        names[me] = names[bt] = HARNESS
+        return {t: "bare" if label == "bare" and v == "client" else v for t, v in names.items()}
+
     before, after, lines, machine, bt = window(BT_PROCS, run, n, clients)
-    names = descent(before, after, lines, roots, {bt})
-    names[me] = names[bt] = HARNESS
-    if label == "bare":
-        names = {t: "bare" if v == "client" else v for t, v in names.items()}
-    rows = costs(before, after, lines, names)
+    rows = costs(before, after, lines, named(before, after, lines, bt))
     kthreads = kernel_threads_ns(before, after)
     time.sleep(1)
     before2, after2, lines2, _, bt2 = window(BT_SYSCALLS, run, n, clients)
-    names2 = descent(before2, after2, lines2, roots, {bt2})
-    if label == "bare":
-        names2 = {t: "bare" if v == "client" else v for t, v in names2.items()}
+    names2 = named(before2, after2, lines2, bt2)
     return {"rows": rows, "kthreads": kthreads, "machine": machine[0], "wall": machine[1],
             "syscalls": syscalls(lines2, names2), "n": n}
 

@@ -45,7 +45,7 @@ async def run(kc, code, stdin_reply=None, timeout=60):
     """Executes CODE: (reply content, [iopub messages of it])."""
     msg_id = kc.execute(code, allow_stdin=stdin_reply is not None)
     if stdin_reply is not None:
-        req = await kc.get_stdin_msg(timeout=timeout)
+        await kc.get_stdin_msg(timeout=timeout)
         kc.input(stdin_reply)
     reply = await kc._async_get_shell_msg(timeout=timeout)
     msgs = []
@@ -111,7 +111,7 @@ async def jupyter_features():
     try:
         # (stop_on_error off: else the kernel aborts the requests that come right after
         # the error, as any ipykernel does)
-        msg_id = kc.execute("import time\ntry:\n    time.sleep(60)\nfinally:\n    print('cleanup ran')",
+        kc.execute("import time\ntry:\n    time.sleep(60)\nfinally:\n    print('cleanup ran')",
                             stop_on_error=False)
         await asyncio.sleep(2)
         await km.interrupt_kernel()

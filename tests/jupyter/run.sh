@@ -19,24 +19,10 @@ export SBX_OCI=${SBX_OCI:-$repo/sbx-oci}
 SBX_OCI=$(realpath "$SBX_OCI")
 [ "$(id -u)" = 0 ] || { echo "jupyter: needs root (the sandboxes' cgroups)" >&2; exit 1; }
 
-installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
-need=()
-for p in python3-ipykernel python3-jupyter-client python3-nbclient python3-nbconvert python3-nbformat \
-	python3-zmq python3-matplotlib python3-pandas python3-venv python3-setuptools python3-wheel; do
-	installed "$p" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	echo "jupyter: apt-get install ${need[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-
 scratch=$(mktemp -d /tmp/sbx-jupyter.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-# as a user installs it: pip, into a venv that sees Debian's Jupyter
-/usr/bin/python3 -m venv --system-site-packages "$scratch/venv"
-"$scratch/venv/bin/pip" install -q --no-index --no-build-isolation "$repo/contrib/python"
+"$here/kernel-venv.sh" "$scratch/venv" "$SBX_OCI"
 PY=$scratch/venv/bin/python
-"$PY" -m sbx_oci_kernel install --prefix "$scratch/venv" --sbx-oci "$SBX_OCI"
 export PATH=$scratch/venv/bin:$PATH JUPYTER_PLATFORM_DIRS=1
 
 # Debian's example notebooks (python-notebook-doc), unpacked, not installed

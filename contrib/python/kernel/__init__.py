@@ -14,10 +14,8 @@ its config (kernel.json's metadata.kernel_provisioner.config) may set:
     memory    "1G"; network: "none" | "loopback" | "full"; pids; tmp_size
     options   more `sbx-oci python` options, as a list
 """
-import asyncio
 import os
 import shutil
-import signal
 import tempfile
 from typing import Any, Dict, List
 
