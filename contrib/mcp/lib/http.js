@@ -15,8 +15,7 @@ import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { sbxCall } from "./sbx.js";
-import { registerTools } from "./tools.js";
+import { endSession, registerTools } from "./tools.js";
 
 const MIN_TOKEN = 16; // characters: a token guessable in a few tries is no token
 
@@ -162,15 +161,14 @@ export async function serveHttp(opts) {
   const perToken = (token) => [...sessions.values()].filter((s) => s.token.equals(token)).length;
 
   /** Ends an MCP session's sbx-oci sessions (once), then forgets it. */
-  async function endSession(id, why) {
+  async function endMcpSession(id, why) {
     const s = sessions.get(id);
     if (!s || s.ending) return;
     s.ending = true;
     sessions.delete(id);
     const names = [...s.ctx.sessions];
     log(`session ${id} ended (${why}): ${names.length} sbx-oci session(s) ended with it`);
-    await Promise.all(names.map((n) => sbxCall(ctx.sbxOci, ctx.socket, ["--session", `${s.ctx.prefix}${n}`,
-      "--end-session"], { guardMs: 30000 }).catch(() => {})));
+    await Promise.all(names.map((n) => endSession(s.ctx, n).catch(() => {})));
     s.transport.close().catch(() => {});
   }
 
@@ -184,15 +182,15 @@ export async function serveHttp(opts) {
     if (full) return reply(res, 503, full, { "Retry-After": "10" });
     const own = { ...ctx, prefix: `${ctx.prefix}${(made++).toString(36)}-`, sessions: new Set() };
     const transport = new StreamableHTTPServerTransport({
-      // NODE.UUID: a proxy in front of several of us routes on the name (contrib/kubernetes)
+      // NODE.UUID: a proxy in front of several of us routes on the name (fleet/nginx.conf)
       sessionIdGenerator: () => (opts.node ? `${opts.node}.${randomUUID()}` : randomUUID()),
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, token, ctx: own, last: Date.now(), calls: 0 });
         log(`session ${id} started (${req.socket.remoteAddress})`);
       },
-      onsessionclosed: (id) => endSession(id, "DELETE"),
+      onsessionclosed: (id) => endMcpSession(id, "DELETE"),
     });
-    transport.onclose = () => transport.sessionId && endSession(transport.sessionId, "closed");
+    transport.onclose = () => transport.sessionId && endMcpSession(transport.sessionId, "closed");
     const server = new McpServer({ name: "sbx-oci", version: "0.1.0" });
     registerTools(server, own);
     await server.connect(transport);
@@ -263,7 +261,7 @@ export async function serveHttp(opts) {
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const [id, s] of sessions)
-      if (s.calls === 0 && now - s.last > opts.idleMs) endSession(id, `idle for ${Math.round(opts.idleMs / 1000)} s`);
+      if (s.calls === 0 && now - s.last > opts.idleMs) endMcpSession(id, `idle for ${Math.round(opts.idleMs / 1000)} s`);
   }, Math.max(250, Math.min(opts.idleMs / 4, 5000)));
   sweep.unref();
 
@@ -279,7 +277,7 @@ export async function serveHttp(opts) {
       clearInterval(sweep);
       server.close();
       server.closeAllConnections?.();
-      await Promise.all([...sessions.keys()].map((id) => endSession(id, "the server stops")));
+      await Promise.all([...sessions.keys()].map((id) => endMcpSession(id, "the server stops")));
     },
   };
 }

@@ -63,6 +63,12 @@ function sessionArgs(ctx, name) {
   return ["--session", `${ctx.prefix}${name}`];
 }
 
+/** Ends sbx-oci session NAME of this MCP server (or of one MCP session over HTTP). */
+export async function endSession(ctx, name) {
+  await sbxCall(ctx.sbxOci, ctx.socket, [...sessionArgs(ctx, name), "--end-session"], { guardMs: 30000 });
+  ctx.sessions?.delete(name);
+}
+
 /** A session file call: its stdout, or CallError with the server's message. */
 async function fileCall(ctx, session, option, path, input = null) {
   const { status, stdout, stderr } = await sbxCall(ctx.sbxOci, ctx.socket,
@@ -157,8 +163,7 @@ export function registerTools(server, ctx) {
     description: "End a session: its interpreter state, sandbox and /work directory are discarded.",
     inputSchema: { session: z.string() },
   }, guarded(async ({ session }) => {
-    await sbxCall(ctx.sbxOci, ctx.socket, [...sessionArgs(ctx, session), "--end-session"], { guardMs: 30000 });
-    ctx.sessions?.delete(session);
+    await endSession(ctx, session);
     return { content: [{ type: "text", text: `session '${session}' ended` }] };
   }));
 }
