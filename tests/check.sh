@@ -209,7 +209,7 @@ failed_tests() {
 		[ -s "$log" ] || continue
 		echo "=== failed in $name"
 		# bats' "not ok" with its diagnostics; summarize.py's unexpected conformance points
-		grep -a -A 12 -e '^not ok' -e '^UNEXPECTED' "$log" | grep -av '^ok ' | head -80
+		grep -a -A 30 -e '^not ok' -e '^UNEXPECTED' "$log" | grep -av '^ok ' | head -150
 	done
 }
 

@@ -444,7 +444,9 @@ cmd_swap (const char *a, const char *b)
  * container's own programs) is left alone. For any other one it prints once
  *   "pid P exe=E attach=E vmread=E fds=E"   (E: "ok" or the errno name)
  * plus "fd P N -> TARGET open=E" for each fd it could list (TARGET empty when the link
- * cannot be read; E: whether the fd could be opened through /proc). A process whose exe was denied
+ * cannot be read; E: whether the fd could be opened through /proc), and "pid P exec'd
+ * during the check" or "pid P exited during the check" when it changed while it was
+ * looked at (what was seen of it may not be the runtime's). A process whose exe was denied
  * is looked at again every round (it may exec something). Each foreign exe that
  * could be opened (O_PATH) is then reopened for writing through /proc/self/fd/K every
  * round (until it works once), writing back one byte it read: success prints "WRITABLE P". Once such an exe is held, the
@@ -466,6 +468,30 @@ read_comm (pid_t pid, char out[32])
   if (fd >= 0)
     close (fd);
   out[n > 0 ? n : 0] = '\0';
+}
+
+enum exe_state
+{
+  EXE_DENIED,
+  EXE_READABLE,
+  EXE_GONE
+};
+
+/* Whether /proc/PID/exe can be opened now: a runtime process that was denied and is
+   now readable has exec'd a (dumpable) program */
+static enum exe_state
+exe_state_now (pid_t pid)
+{
+  char p[64];
+  int fd;
+  snprintf (p, sizeof p, "/proc/%d/exe", pid);
+  fd = open (p, O_PATH | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      close (fd);
+      return EXE_READABLE;
+    }
+  return errno == ENOENT || errno == ESRCH ? EXE_GONE : EXE_DENIED;
 }
 
 static int
@@ -589,10 +615,25 @@ cmd_hunt (const char *dir)
             }
           if (d)
             closedir (d);
-          /* A runtime process that exec'd the program between the exe check and the
-             fd listing: the fds listed were the program's (assert_hunter_got_nothing) */
+          /* A runtime process that exec'd the program, or exited, between the exe
+             check and the end of the look: what was seen after that (a dumpable
+             program's attach and fds, a gone process's ESRCH) was not the runtime's
+             (assert_hunter_got_nothing) */
           read_comm (pid, comm1);
-          if (strcmp (comm0, comm1) != 0)
+          if (fd < 0)
+            switch (exe_state_now (pid))
+              {
+              case EXE_GONE:
+                printf ("pid %d exited during the check\n", pid);
+                break;
+              case EXE_READABLE:
+                printf ("pid %d exec'd during the check\n", pid);
+                break;
+              default:
+                if (strcmp (comm0, comm1) != 0)
+                  printf ("pid %d exec'd during the check\n", pid);
+              }
+          else if (strcmp (comm0, comm1) != 0)
             printf ("pid %d exec'd during the check\n", pid);
           fflush (stdout);
           if (fd >= 0 && n_held < 32)
