@@ -10,7 +10,8 @@
 #   - nbconvert --to notebook --execute --ExecutePreprocessor.kernel_name=sbx-oci;
 #   - kernels.py: jupyter_client's KernelManager: isolation (keys, other kernels' files,
 #     the server's environment, host files, network), interrupt, input(), completion,
-#     inspection, a cell past the memory limit, restart, nothing left after shutdown.
+#     inspection, a cell past the memory limit, restart, nothing left after shutdown;
+#   - notebook_server.py: Debian's Notebook server, driven by headless Chromium.
 #   SBX_OCI=path   the runtime under test (default: the checkout's ./sbx-oci)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,9 +59,28 @@ fi
 
 "$PY" "$here/kernels.py" sbx-oci 2>"$scratch/kernels.log" || { rc=1; tail -n 30 "$scratch/kernels.log" >&2; }
 
+# Debian's Notebook server and headless Chromium: a notebook's cells run with Shift+Enter
+# on the sbx-oci kernel, and on Debian's python3 kernel (the control: it sees the host
+# file); the screenshots are kept in tests/.tmp/jupyter
+need=()
+for p in jupyter-notebook python3-selenium chromium chromium-driver; do
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	echo "jupyter: apt-get install ${need[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+shots=$repo/tests/.tmp/jupyter
+mkdir -p "$shots"
+for kernel in "sbx-oci False" "python3 True"; do
+	set -- $kernel
+	"$PY" "$here/notebook_server.py" "$1" "$2" "$scratch/server-$1" "$shots/notebook-server-$1.png" ||
+		{ rc=1; tail -n 20 "$scratch/server-$1/notebook-server.log" >&2; }
+done
+
 # nothing of a kernel is left: its directory, its sandbox's processes and state
 left=$(find /tmp "${XDG_RUNTIME_DIR:-/tmp}" -maxdepth 1 -name 'sbx-kernel-*' 2>/dev/null | wc -l)
 procs=$(pgrep -fc ipykernel_launcher || true)
 [ "$left" = 0 ] && [ "$procs" = 0 ] || { echo "jupyter: left behind: $left kernel dirs, $procs kernel processes" >&2; rc=1; }
-[ "$rc" = 0 ] && echo "jupyter: nbclient, nbconvert and jupyter_client's KernelManager passed with the sbx-oci kernel"
+[ "$rc" = 0 ] && echo "jupyter: nbclient, nbconvert, jupyter_client's KernelManager and the Notebook server in Chromium passed with the sbx-oci kernel"
 exit $rc

@@ -34,7 +34,10 @@ class SbxOciProvisioner(LocalProvisioner):
 
     sbx_oci = Unicode("sbx-oci", config=True, help="the sbx-oci binary")
     memory = Unicode("1G", config=True, help="the sandbox's memory limit")
-    network = Unicode("none", config=True, help="none, loopback or full")
+    # loopback: a lo of the sandbox's own, which reaches nothing outside it; ipykernel
+    # relays what forked subprocesses print through a tcp socket on 127.0.0.1 (with
+    # none, that output is lost, and the kernel logs so)
+    network = Unicode("loopback", config=True, help="none, loopback (the sandbox's own lo) or full")
     options = TList(Unicode(), [], config=True, help="more `sbx-oci python` options")
     env = TDict({}, config=True, help="variables for the kernel (its environment is otherwise scrubbed)")
 

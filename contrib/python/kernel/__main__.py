@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     i.add_argument("--display-name", default="Python 3 (sbx-oci)")
     i.add_argument("--sbx-oci", help="the runtime (default: sbx-oci on PATH)")
     i.add_argument("--memory", default="1G")
-    i.add_argument("--network", default="none", choices=["none", "loopback", "full"])
+    i.add_argument("--network", default="loopback", choices=["none", "loopback", "full"])
     i.add_argument("--option", action="append", help="another `sbx-oci python` option (repeat)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
