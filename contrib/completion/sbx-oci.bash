@@ -192,6 +192,7 @@ _sbx_oci_opts_python=(
 	'--max-output|value'
 	'--result|file'
 	'--id|value'
+	'--die-with-parent|'
 	'--no-subprocess|'
 	'--connect|file'
 	'--session|value'

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <linux/magic.h>
 #include <unistd.h>
 
@@ -247,6 +248,38 @@ update_meminfo (void *data, uint64_t bytes)
   sandbox_meminfo_update (r->meminfo_fd, r->c->p.memory, bytes);
 }
 
+/* fg_watch.on_fds of a run that is not warm: the output, and with --die-with-parent
+   the starting process, whose exit ends the run (fg_watch.stop). */
+static void
+on_run_fds (void *data, struct pollfd *fds, size_t n)
+{
+  struct python_run *r = data;
+  output_on_ready (r->streams, fds, 2);
+  if (n > 2 && fds[2].fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+    {
+      fds[2].fd = -1;
+      r->parent_exited = true;
+      r->watch.fg.stop = true;
+    }
+}
+
+/* --die-with-parent: a pidfd of the process that started us (our parent), taken
+   while it is still our parent; -1 with the error if it has exited already. */
+static int
+open_parent_pidfd (struct sbx_error *err)
+{
+  pid_t parent = getppid ();
+  int fd = (int) syscall (SYS_pidfd_open, parent, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "--die-with-parent: pidfd_open of the parent (%d)", (int) parent);
+  if (getppid () != parent)
+    {
+      close (fd);
+      return sbx_error_set (err, 0, "--die-with-parent: the process that started this one has exited");
+    }
+  return fd;
+}
+
 static int
 execute (struct python_run *r, struct sbx_error *err)
 {
@@ -291,8 +324,15 @@ execute (struct python_run *r, struct sbx_error *err)
     }
   r->watch.fg.fds = fds;
   r->watch.fg.n_fds = 2;
-  r->watch.fg.on_fds = output_on_ready;
-  r->watch.fg.data = r->streams;
+  r->watch.fg.on_fds = on_run_fds;
+  r->watch.fg.data = r;
+  if (!r->warm && r->c->die_with_parent)
+    {
+      if ((r->parent_pidfd = open_parent_pidfd (err)) < 0)
+        return -1;
+      fds[2] = (struct pollfd) { .fd = r->parent_pidfd, .events = POLLIN };
+      r->watch.fg.n_fds = 3;
+    }
   if (r->c->p.timeout > 0)
     r->watch.fg.deadline_ns = r->t0 + (int64_t) (r->c->p.timeout * 1e9);
   /* (the warm half may start the clock later: a standby's with its request) */
@@ -305,6 +345,14 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.on_memory_usage = update_meminfo;
   r->watch.memory_data = r;
   ret = container_run (r->ctx, &o, false, false, &r->watch, &r->status, err);
+  if (!r->warm && r->c->die_with_parent)
+    {
+      close (r->parent_pidfd);
+      r->parent_pidfd = -1;
+      if (r->parent_exited)
+        sbx_warn (r->ctx, "the process that started this run exited: everything in the sandbox was killed "
+                          "(--die-with-parent)");
+    }
   exec_guard_finish (&r->guard, r->watch.started);
   if (r->warm)
     {
@@ -436,7 +484,7 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
                 struct sbx_error *err)
 {
   struct python_cli c = { .max_output = DEFAULT_MAX_OUTPUT };
-  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1,
+  struct python_run r = { .c = &c, .ctx = ctx, .stdin_fd = -1, .result_dirfd = -1, .meminfo_fd = -1, .parent_pidfd = -1,
                           .warm = warm, .warm_status_fd = -1, .warm_status = -1,
                           .warm_out_w = -1, .warm_err_w = -1, .warm_chan = -1, .warm_pidfd = -1 };
   int split = python_program_start (argc, argv), first, ret = -1, exec_ret;

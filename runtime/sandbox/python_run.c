@@ -39,6 +39,7 @@ enum
   PO_GET_FILE,
   PO_LIST_FILES,
   PO_REMOVE_FILE,
+  PO_DIE_WITH_PARENT,
 };
 
 
@@ -53,6 +54,9 @@ const struct cli_opt python_cli_opts[] = {
   { "max-output", PO_MAX_OUTPUT, required_argument, "SIZE", "cap of each of stdout and stderr (default 1M)" },
   { "result", PO_RESULT, required_argument, "FILE|-", "write the result as JSON (-: stdout, with the output in it)" },
   { "id", PO_ID, required_argument, "ID", "container id (default: generated)" },
+  { "die-with-parent", PO_DIE_WITH_PARENT, no_argument, NULL,
+    "end the sandbox when the process that started this command exits (a Jupyter server killed leaves no kernel "
+    "running)" },
   { "no-subprocess", PO_NO_SUBPROCESS, no_argument, NULL,
     "the program cannot start programs: every exec after the interpreter's is refused (fork and threads work)" },
   { "connect", PO_CONNECT, required_argument, "SOCKET",
@@ -96,6 +100,9 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
       return 0;
     case PO_NO_SUBPROCESS:
       c->no_subprocess = true;
+      return 0;
+    case PO_DIE_WITH_PARENT:
+      c->die_with_parent = true;
       return 0;
     case PO_CONNECT:
       /* the client strips it (runtime/serve/client.c): here it came through a server */

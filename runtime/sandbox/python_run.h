@@ -99,6 +99,9 @@ struct python_cli
   const char *id;
   bool no_subprocess;
   bool show_value; /* --show-value: the last expression's value shown and reported */
+  /* --die-with-parent: the run ends when the process that started the command exits
+     (a warm run ends when its client hangs up, always) */
+  bool die_with_parent;
 };
 
 struct python_run
@@ -136,6 +139,8 @@ struct python_run
   int meminfo_fd; /* open to rewrite it with the use (sandbox_meminfo_update) */
   int stdin_fd;
   struct output_stream streams[2];
+  int parent_pidfd;   /* --die-with-parent: the starting process, polled as fds[2]; -1 */
+  bool parent_exited; /* it exited: the run was ended */
   struct workdir_snapshot before, after;
   struct run_watch watch;
   struct sandbox_result res;

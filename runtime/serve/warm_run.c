@@ -117,11 +117,13 @@ static const struct command request_cmd = { .name = "python", .opts = python_cli
 /* Options a standby's run takes: they do not change the sandbox, or (--workdir) the
    standby changes it as it was made to (standby_workdir.c), or (--memory, --network)
    adopt_request checks that they ask for what the standby was made with, as a client
-   that names the server's limits (the MCP server reaching another's) does. */
+   that names the server's limits (the MCP server reaching another's) does.
+   (--die-with-parent: a warm run ends when its client hangs up, whatever it asks.) */
 static bool
 per_run_option (const char *arg, bool *takes_value)
 {
-  static const char *const names[] = { "timeout", "max-output", "result", "show-value", "workdir", "memory", "network" };
+  static const char *const names[] = { "timeout", "max-output",      "result",  "show-value",
+                                       "workdir", "die-with-parent", "memory",  "network" };
   size_t n;
   if (strncmp (arg, "--", 2) != 0)
     return false;
@@ -130,7 +132,7 @@ per_run_option (const char *arg, bool *takes_value)
   for (size_t i = 0; i < ARRAY_SIZE (names); i++)
     if (strlen (names[i]) == n && strncmp (arg, names[i], n) == 0)
       {
-        *takes_value = arg[n] != '=' && strcmp (names[i], "show-value") != 0;
+        *takes_value = arg[n] != '=' && strcmp (names[i], "show-value") != 0 && strcmp (names[i], "die-with-parent") != 0;
         return true;
       }
   return false;

@@ -10,11 +10,13 @@ a kernel. Prints "ok what" or "FAIL what: why" per check; status 1 if any failed
   - interrupt (signal mode): a running cell stops with KeyboardInterrupt, the kernel
     lives; input() through a stdin request; completion and inspection;
   - a cell past the sandbox's memory: the kernel dies, is said dead, and restarts;
-  - shutdown leaves nothing: no process, no kernel directory.
+  - shutdown leaves nothing: no process, no kernel directory;
+  - a client killed without a shutdown leaves no kernel running.
 """
 import asyncio
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -163,9 +165,66 @@ async def jupyter_features():
     check("shutdown leaves no kernel process", not left, left)
 
 
+# A client (a Jupyter server, say) that starts a kernel and is then killed: it never
+# shuts the kernel down. Debian's kernel polls its parent and exits; the sandboxed one
+# is ended by sbx-oci python's --die-with-parent.
+CLIENT = r"""
+import asyncio, os, sys
+from jupyter_client.manager import AsyncKernelManager
+async def main():
+    km = AsyncKernelManager(kernel_name=sys.argv[1])
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=60)
+    with open(sys.argv[2], "w") as f:  # (its stdout is the kernel's too)
+        f.write("%d %s\n" % (km.provisioner.pid, km.connection_file))
+    await asyncio.sleep(300)
+asyncio.run(main())
+"""
+
+
+def running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def orphaned():
+    report = tempfile.mktemp(prefix="sbx-orphan-client-")
+    client = subprocess.Popen([sys.executable, "-c", CLIENT, KERNEL, report], stdout=subprocess.DEVNULL)
+    for _ in range(600):
+        if os.path.exists(report) and open(report).read().endswith("\n"):
+            break
+        await asyncio.sleep(0.1)
+    pid, connection_file = open(report).read().split()
+    os.unlink(report)
+    kdir = os.path.dirname(connection_file)
+    before = running(pid)
+    client.kill()
+    client.wait()
+    for _ in range(100):
+        if not running(pid):
+            break
+        await asyncio.sleep(0.1)
+    left = subprocess.run(["pgrep", "-f", f"ipykernel_launcher.*{connection_file}"], capture_output=True,
+                          text=True).stdout.split()
+    check("a kernel whose client is killed does not outlive it", before and not running(pid) and not left,
+          (before, running(pid), left))
+    # what the client would have removed at shutdown (Jupyter leaves a killed server's
+    # connection files too): the sbx-oci kernel's own directory, or the connection file
+    if os.path.basename(kdir).startswith("sbx-kernel-") and os.path.basename(connection_file) == "connection.json":
+        shutil.rmtree(kdir)
+    elif os.path.isfile(connection_file):
+        os.unlink(connection_file)
+
+
 async def main():
     await isolation()
     await jupyter_features()
+    await orphaned()
     print(f"kernels: {KERNEL}: {len(failed)} failed")
     return 1 if failed else 0
 

@@ -11,6 +11,8 @@
 #   - kernels.py: jupyter_client's KernelManager: isolation (keys, other kernels' files,
 #     the server's environment, host files, network), interrupt, input(), completion,
 #     inspection, a cell past the memory limit, restart, nothing left after shutdown;
+#   - own-suites.sh: ipykernel's and jupyter_client's own tests with the sbx-oci kernel
+#     beside Debian's python3 kernel (expected-own-failures.txt: the sandbox's design);
 #   - notebook_server.py: Debian's Notebook server, driven by headless Chromium.
 #   SBX_OCI=path   the runtime under test (default: the checkout's ./sbx-oci)
 set -euo pipefail
@@ -58,6 +60,8 @@ else
 fi
 
 "$PY" "$here/kernels.py" sbx-oci 2>"$scratch/kernels.log" || { rc=1; tail -n 30 "$scratch/kernels.log" >&2; }
+
+"$here/own-suites.sh" "$scratch" "$PY" || rc=1
 
 # Debian's Notebook server and headless Chromium: a notebook's cells run with Shift+Enter
 # on the sbx-oci kernel, and on Debian's python3 kernel (the control: it sees the host

@@ -79,7 +79,10 @@ class SbxOciProvisioner(LocalProvisioner):
         (its interpreter replaced by the sandbox's)."""
         # IPython's history and matplotlib's font cache in the sandbox's /tmp, not in the
         # notebook's directory (HOME is /work there)
-        cmd = [self.sbx_oci, "python", "--timeout", "0", "--memory", self.memory, "--network", self.network,
+        # --die-with-parent: a server killed without shutting its kernels down leaves
+        # none running (ipykernel's own parent poller cannot see it from the sandbox)
+        cmd = [self.sbx_oci, "python", "--timeout", "0", "--die-with-parent", "--memory", self.memory,
+               "--network", self.network,
                "--rw", f"{self.kernel_dir}:{self.kernel_dir}", "--max-output", "64M",
                "--env", f"MPLBACKEND={INLINE}", "--env", "IPYTHONDIR=/tmp/ipython",
                "--env", "MPLCONFIGDIR=/tmp/matplotlib"]
