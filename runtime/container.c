@@ -439,6 +439,10 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
         return 0; /* made once the init exists: join_systemd_cgroup */
       c->cgroup_created = true;
       if (c->cg.ops->create (&c->cg, err) < 0 || (c->kept_cgroup && recycle_kept (c, err) < 0)
+          /* one this create made is the container's: if the create is killed before
+             it records the state, a delete finds it here (a cgroup that was there
+             before, or serve's kept one, is not the container's to remove) */
+          || (!c->kept_cgroup && !cgroup_was_there (&c->cg) && statedir_record_cgroup (c->state_fd, c->cg.path, err) < 0)
           || apply_resources (c, err) < 0)
         return -1;
     }

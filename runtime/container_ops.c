@@ -201,8 +201,10 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
       if (l.state_fd >= 0 && statedir_half_created (l.state_fd))
         {
           /* No state.json: the create died before recording one (its init died with
-           * it: the parent-death signal). Remove what is left. */
+           * it: the parent-death signal). Remove what is left: its cgroup, if it made
+           * one (recorded before it did), and the dir. */
           sbx_error_clear (err);
+          statedir_remove_recorded_cgroup (l.state_fd);
           ret = statedir_remove (l.root_fd, id, err);
         }
       else if (force && strstr (err->msg ? err->msg : "", "does not exist"))

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime/base/json.h"
@@ -118,10 +119,50 @@ statedir_open_root (const char *root, bool create, struct sbx_error *err)
   return fd;
 }
 
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+/* ID's dir made under a name no id has ("@claim.RANDOM.ID"), locked, then given its id
+ * (never replacing one): a dir under an id has its create's lock from its first
+ * moment, so one that has neither state.json nor a lock holder is a create's that was
+ * killed (statedir_sweep_abandoned). 0: claimed; 1: this file system cannot rename so
+ * (the caller makes ID itself); -1: the error. */
+static int
+claim_locked (int rootfd, const char *id, int *fdp, struct sbx_error *err)
+{
+  char tmp[NAME_MAX + 1];
+  _cleanup_free_ char *nonce = statedir_generate_id ("");
+  int fd, e;
+  if (snprintf (tmp, sizeof tmp, "@claim.%s.%s", nonce, id) >= (int) sizeof tmp)
+    return 1;
+  if (mkdirat (rootfd, tmp, 0700) < 0)
+    return sbx_error_set (err, errno, "create state dir for %s", id);
+  fd = openat (rootfd, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 || flock (fd, LOCK_EX) < 0
+      || syscall (SYS_renameat2, rootfd, tmp, rootfd, id, RENAME_NOREPLACE) < 0)
+    {
+      e = errno;
+      if (fd >= 0)
+        close (fd);
+      unlinkat (rootfd, tmp, AT_REMOVEDIR);
+      if (e == EEXIST)
+        return sbx_error_set (err, 0, "container %s already exists", id);
+      if (e == EINVAL || e == ENOSYS)
+        return 1;
+      return sbx_error_set (err, e, "create state dir for %s", id);
+    }
+  *fdp = fd;
+  return 0;
+}
+
 int
 statedir_claim (int rootfd, const char *id, struct sbx_error *err)
 {
-  int fd;
+  int fd = -1, r = claim_locked (rootfd, id, &fd, err);
+  if (r <= 0)
+    return r < 0 ? -1 : fd;
   if (mkdirat (rootfd, id, 0700) < 0)
     {
       if (errno == EEXIST)
@@ -203,6 +244,68 @@ statedir_remove (int rootfd, const char *id, struct sbx_error *err)
       sbx_error_clear (err);
     }
   return remove_dir_named (rootfd, name, id, err);
+}
+
+/* The record of the cgroup a create has made (a path below each hierarchy's root),
+ * in the state dir as soon as it exists: a create killed before it wrote state.json
+ * leaves a half-created dir whose delete (or sweep) removes that cgroup too, which
+ * nothing else names. Three syscalls: not fs_write_atomic's fsync on every run. */
+#define CGROUP_RECORD "cgroup-path"
+
+int
+statedir_record_cgroup (int dirfd, const char *path, struct sbx_error *err)
+{
+  _cleanup_close_ int fd = openat (dirfd, CGROUP_RECORD, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  size_t len = strlen (path);
+  if (fd < 0 || write (fd, path, len) != (ssize_t) len)
+    return sbx_error_set (err, errno, "record the cgroup path");
+  return 0;
+}
+
+void
+statedir_remove_recorded_cgroup (int dirfd)
+{
+  char path[PATH_MAX];
+  _cleanup_close_ int fd = openat (dirfd, CGROUP_RECORD, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, path, sizeof path - 1) : -1;
+  if (n <= 1)
+    return;
+  path[n] = '\0';
+  /* as the state's cgroup path would be: absolute, nothing that climbs; never a
+     kept cgroup (serve's slot: it outlives its containers) */
+  if (path[0] != '/' || strstr (path, "/../") || (n >= 3 && strcmp (path + n - 3, "/..") == 0)
+      || cgroup_path_is_kept (path))
+    return;
+  cgroup_empty_and_remove (path);
+}
+
+/* A state dir a create or a delete that was killed left behind, which nothing else
+ * will remove, whose lock no one holds: NAME a half-created dir (no state.json: its
+ * create holds the lock from the first moment, claim_locked), "@deleting.ID" (a delete
+ * that is still going on removes the same files: either one's ENOENT is no error), or
+ * "@claim.RANDOM.ID" at least AGE seconds old (one that is new may not be locked yet).
+ * Its recorded cgroup goes with it. */
+bool
+statedir_sweep_abandoned (int rootfd, const char *name, int age)
+{
+  struct stat st;
+  struct sbx_error e = { 0 };
+  bool hidden = name[0] == '@';
+  _cleanup_close_ int dfd = openat (rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (dfd < 0 || fstat (dfd, &st) < 0)
+    return false;
+  if (strncmp (name, "@claim.", 7) == 0 ? st.st_ctime > time (NULL) - age
+                                        : !hidden && !statedir_half_created (dfd))
+    return false;
+  if (flock (dfd, LOCK_EX | LOCK_NB) < 0)
+    return false;
+  statedir_remove_recorded_cgroup (dfd);
+  if (hidden ? remove_dir_named (rootfd, name, name, &e) < 0 : statedir_remove (rootfd, name, &e) < 0)
+    {
+      sbx_error_clear (&e);
+      return false;
+    }
+  return true;
 }
 
 /* Does ID in rootfd still name the directory dirfd is open on? */

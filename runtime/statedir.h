@@ -50,6 +50,13 @@ int statedir_read_state (int dirfd, const char *id, struct sbx_state *s, struct 
 bool statedir_half_created (int dirfd);
 bool statedir_still_named (int rootfd, int dirfd, const char *id);
 int statedir_write_state (int dirfd, const struct sbx_state *s, struct sbx_error *err);
+/* A create made the cgroup at PATH: its record in the state dir (statedir.c: why). */
+int statedir_record_cgroup (int dirfd, const char *path, struct sbx_error *err);
+/* A half-created container's recorded cgroup, emptied and removed (none: nothing). */
+void statedir_remove_recorded_cgroup (int dirfd);
+/* Remove NAME if it is what a killed create (no state.json, "@claim." AGE seconds old)
+   or delete ("@deleting.") left, locked by no one: true if it was. */
+bool statedir_sweep_abandoned (int rootfd, const char *name, int age);
 /* Take an exclusive lock on the container (start/kill/delete serialise on it). */
 int statedir_lock (int dirfd, struct sbx_error *err);
 

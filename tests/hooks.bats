@@ -132,3 +132,25 @@ env > "$1"
 	grep -q "^PATH=" "$BATS_TEST_TMPDIR/inherit.out"
 	! grep -q FROM_CALLER "$BATS_TEST_TMPDIR/empty.out"
 }
+
+# A client's SIGKILL of `create` in the middle (Jupyter kills a kernel that is starting;
+# a shim killed by its timeout): the init dies with it (its parent-death signal), and
+# what stays, a state dir with no state.json and the cgroup the create made, is the
+# container's still: `delete` removes both, as it would a whole one.
+@test "hooks: create killed during its createRuntime hook: delete removes the half-made container and its cgroup" {
+	local pids=$BATS_TEST_TMPDIR/hook.pid create i
+	update_config --arg f "$pids" '.linux.resources.memory.limit = 67108864
+		| .hooks.createRuntime = [{"path": "/bin/sh", "args": ["sh", "-c", "echo $$ >>\($f); exec sleep 60"]}]'
+	"$SBX_OCI" --root "$SBX_ROOT" create --bundle "$BUNDLE" "$ID" </dev/null >/dev/null 2>&1 &
+	create=$!
+	for i in $(seq 100); do [ -s "$pids" ] && break; sleep 0.05; done
+	[ -s "$pids" ]
+	[ -n "$(our_cgroups)" ] # the create made its cgroup (else this proves nothing)
+	[ ! -e "$SBX_ROOT/$ID/state.json" ]
+	kill -KILL "$create"
+	wait "$create" || true
+	kill "$(cat "$pids")"
+	sbx_ok delete "$ID"
+	assert_no_state "$ID"
+	[ -z "$(our_cgroups)" ] || { echo "cgroups left: $(our_cgroups)" >&2; false; }
+}

@@ -651,6 +651,52 @@ while True:
 	expect_no_processes_of "$HOST_ID"
 }
 
+# (bubblewrap's --die-with-parent: a Jupyter server killed must not leave its kernels
+# running forever under --timeout 0)
+die_with_parent_run() { # die_with_parent_run ID [OPTION...]: started by a shell that then sleeps; PARENT, SBX
+	local id=$1 i
+	shift
+	bash -c 'sbx=$1 root=$2 id=$3 dir=$4; shift 4
+		"$sbx" --root "$root" python --id "$id" --timeout 0 "$@" -c "import time; time.sleep(300)" \
+			</dev/null >/dev/null 2>"$dir/err" &
+		echo $! >"$dir/pid"
+		exec sleep 300' _ "$SBX_OCI" "$SBX_ROOT" "$id" "$BATS_TEST_TMPDIR" "$@" &
+	PARENT=$!
+	for i in $(seq 100); do
+		[ -f "$SBX_ROOT/$id/state.json" ] && [ -s "$BATS_TEST_TMPDIR/pid" ] && break
+		sleep 0.05
+	done
+	SBX=$(cat "$BATS_TEST_TMPDIR/pid")
+	until_count 1 pgrep -u "$HOST_ID" -f 'time.sleep\(300\)'
+}
+
+running() { [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
+@test "sandbox: --die-with-parent: killing the process that started the run ends the sandbox, and nothing of it is left; without it the run goes on" {
+	local id=$(new_id) i
+	die_with_parent_run "$id" --die-with-parent
+	kill -KILL "$PARENT"
+	wait "$PARENT" || true
+	for i in $(seq 100); do running "$SBX" || break; sleep 0.05; done
+	! running "$SBX"
+	has "$(cat "$BATS_TEST_TMPDIR/err")" "the process that started this run exited"
+	expect_no_processes_of "$HOST_ID"
+	[ ! -e "$SBX_ROOT/$id" ]
+	! ls -d /sys/fs/cgroup/*/sbx-oci/"$id" 2>/dev/null
+	# the control: without the option the run outlives its parent
+	id=$(new_id)
+	rm -f "$BATS_TEST_TMPDIR/pid"
+	die_with_parent_run "$id"
+	kill -KILL "$PARENT"
+	wait "$PARENT" || true
+	sleep 1
+	running "$SBX"
+	until_count 1 pgrep -u "$HOST_ID" -f 'time.sleep\(300\)'
+	kill -TERM "$SBX"
+	for i in $(seq 100); do running "$SBX" || break; sleep 0.05; done
+	expect_no_processes_of "$HOST_ID"
+}
+
 @test "sandbox: a deadline that passes before the program starts is a timeout too, not a setup error" {
 	# 10 µs: the sandbox's own setup takes longer than that (a standby's adopting its
 	# request too)
@@ -1197,6 +1243,25 @@ print("deep")'
 	done
 	[ "$after" -le $((before + $(standbys))) ]
 	[ -d /etc ] && [ -f /etc/passwd ] # the symlink to / was not followed
+}
+
+@test "sandbox: the next run sweeps what a killed create or delete left (no state.json, a @deleting. dir), not a create in progress (its lock is held)" {
+	[ -z "${SBX_VIA_CONNECT:-}" ] || skip "one-shot runs sweep; a server sweeps when it starts"
+	local abandoned=$SBX_ROOT/py-0123456789abcdef deleting=$SBX_ROOT/@deleting.py-fedcba9876543210
+	local creating=$SBX_ROOT/py-00000000000000aa given=$SBX_ROOT/mine
+	mkdir -p "$abandoned" "$deleting" "$creating" "$given"
+	echo '{}' >"$deleting/state.json"
+	# a create in progress holds its dir's lock from the first moment (statedir.c)
+	exec 9<"$creating"
+	flock -x 9
+	py -c 'print("next")'
+	expect_stdout next
+	[ ! -e "$abandoned" ] && [ ! -e "$deleting" ]
+	[ -d "$creating" ]
+	# an id a user gave is the user's (delete removes it), not the sweep's
+	[ -d "$given" ]
+	exec 9<&-
+	rmdir "$creating" "$given"
 }
 
 @test "sandbox: what a run killed with SIGKILL leaves (state dir, cgroups, temp workdir) is swept by the next run" {

@@ -7,6 +7,12 @@
  * state is complete (not half-created), its init is gone, and the runtime process
  * that ran it (annotation run.sbx-oci.sandbox.owner: pid and start time) is gone.
  *
+ * A create or a delete killed midway (a Jupyter server's SIGKILL of a kernel that is
+ * starting or ending) leaves a dir with no state.json, or one renamed "@deleting.",
+ * with no owner to tell: both are swept once no one holds their lock
+ * (statedir_sweep_abandoned), the half-created ones only under ids this command
+ * generates ("py-" and 16 hex digits), with the cgroup they recorded.
+ *
  * A server's workers do not sweep each run (a sweep reads every state, and a server
  * may hold thousands): the server sweeps when it starts and when a signal killed one
  * of its workers (serve/server.c). */
@@ -98,6 +104,20 @@ orphan_workdir (int rootfd, const char *id)
   return workdir;
 }
 
+/* An id `sbx-oci python` generated (statedir_generate_id ("py-")), not one a user gave. */
+static bool
+generated_id (const char *name)
+{
+  if (strncmp (name, "py-", 3) != 0 || strlen (name) != 19)
+    return false;
+  for (const char *p = name + 3; *p; p++)
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+      return false;
+  return true;
+}
+
+#define ABANDONED_AGE_S 60
+
 void
 sandbox_sweep_orphans (struct sbx_ctx *ctx)
 {
@@ -122,7 +142,13 @@ sandbox_sweep_orphans (struct sbx_ctx *ctx)
   while ((de = readdir (d)))
     {
       _cleanup_free_ char *workdir = NULL;
-      if (de->d_name[0] == '.' || de->d_name[0] == '@')
+      if (de->d_name[0] == '.')
+        continue;
+      if (strncmp (de->d_name, "@deleting.", 10) == 0 || strncmp (de->d_name, "@claim.", 7) == 0
+          || generated_id (de->d_name))
+        if (statedir_sweep_abandoned (rootfd, de->d_name, ABANDONED_AGE_S))
+          continue;
+      if (de->d_name[0] == '@')
         continue;
       workdir = orphan_workdir (rootfd, de->d_name);
       if (!workdir)
