@@ -36,8 +36,9 @@
 #            three HTTP nodes behind nginx (tests/mcp/fleet.sh)
 #   jupyter  tests/jupyter/run.sh: the sbx-oci kernelspec and provisioner driven by
 #            nbclient (notebooks compared cell by cell with Debian's python3 kernel),
-#            nbconvert, jupyter_client's KernelManager, and Debian's Notebook server
-#            driven by headless Chromium (screenshots in tests/.tmp/jupyter)
+#            nbconvert, jupyter_client's KernelManager, ipykernel's and
+#            jupyter_client's own tests (beside Debian's python3 kernel), and Debian's
+#            Notebook server driven by headless Chromium (screenshots in tests/.tmp/jupyter)
 # A failing stage does not stop the others; the exit status is non-zero if any failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
