@@ -422,6 +422,12 @@ claim (struct container *c, bool with_fifo, struct sbx_error *err)
    * state dir that is still being filled. */
   if (statedir_lock (c->state_fd, err) < 0)
     return -1;
+  /* The config as it was at create time: changes to config.json after create must
+   * not affect the container (runtime.md), and exec/hooks/delete need it. Written
+   * first: a create killed before its record leaves what the annotations name (the
+   * temporary workdir of `sbx-oci python`) to whoever sweeps the half-made dir. */
+  if (fs_write_atomic (c->state_fd, CONFIG_SNAPSHOT, c->config->raw, c->config->raw_len, 0600, err) < 0)
+    return -1;
   if (with_fifo)
     {
       if (mkfifoat (c->state_fd, EXEC_FIFO, 0600) < 0)
@@ -679,10 +685,8 @@ record (struct container *c, struct sbx_error *err)
   c->state.init_start_time = proc_start_time_of (c->child.pid, true);
   if (c->state.init_start_time == 0)
     return sbx_error_set (err, ESRCH, "the container init exited during setup");
-  /* The config as it was at create time: changes to config.json after create must
-   * not affect the container (runtime.md), and exec/hooks/delete need it. */
-  if (fs_write_atomic (c->state_fd, CONFIG_SNAPSHOT, c->config->raw, c->config->raw_len, 0600, err) < 0
-      || statedir_write_state (c->state_fd, &c->state, err) < 0)
+  /* (the config snapshot was written when the dir was claimed) */
+  if (statedir_write_state (c->state_fd, &c->state, err) < 0)
     return -1;
   if (c->o->pid_file && fs_write_pid_file (c->o->pid_file, c->child.pid, err) < 0)
     return -1;

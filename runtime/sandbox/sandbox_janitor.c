@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
@@ -104,6 +105,35 @@ orphan_workdir (int rootfd, const char *id)
   return workdir;
 }
 
+/* A half-created state dir's temporary workdir, from the config snapshot its create
+   wrote first: "" if it names none or the create died before writing it, NULL if it
+   is not `sbx-oci python`'s or its runtime lives (not to be swept). */
+static char *
+half_created_workdir (int rootfd, const char *id)
+{
+  struct sbx_error e = { 0 };
+  struct oci_parse_ctx pctx = { 0 };
+  struct oci_config *cfg;
+  char *workdir = NULL;
+  _cleanup_close_ int dfd = statedir_open (rootfd, id, &e);
+  sbx_error_clear (&e);
+  if (dfd < 0 || !statedir_half_created (dfd))
+    return NULL;
+  if (faccessat (dfd, CONFIG_SNAPSHOT, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+    return xstrdup ("");
+  cfg = oci_config_load (dfd, CONFIG_SNAPSHOT, &pctx, &e);
+  sbx_error_clear (&e);
+  if (cfg && oci_config_annotation (cfg, "run.sbx-oci.sandbox")
+      && !owner_alive (oci_config_annotation (cfg, SANDBOX_OWNER_ANNOTATION)))
+    {
+      const char *w = oci_config_annotation (cfg, SANDBOX_TEMP_WORKDIR_ANNOTATION);
+      workdir = xstrdup (w ? w : "");
+    }
+  if (cfg)
+    oci_config_free (cfg);
+  return workdir;
+}
+
 /* An id `sbx-oci python` generated (statedir_generate_id ("py-")), not one a user gave. */
 static bool
 generated_id (const char *name)
@@ -144,10 +174,17 @@ sandbox_sweep_orphans (struct sbx_ctx *ctx)
       _cleanup_free_ char *workdir = NULL;
       if (de->d_name[0] == '.')
         continue;
-      if (strncmp (de->d_name, "@deleting.", 10) == 0 || strncmp (de->d_name, "@claim.", 7) == 0
-          || generated_id (de->d_name))
-        if (statedir_sweep_abandoned (rootfd, de->d_name, ABANDONED_AGE_S))
+      if (strncmp (de->d_name, "@deleting.", 10) == 0 || strncmp (de->d_name, "@claim.", 7) == 0)
+        {
+          statedir_sweep_abandoned (rootfd, de->d_name, ABANDONED_AGE_S);
           continue;
+        }
+      if (generated_id (de->d_name) && (workdir = half_created_workdir (rootfd, de->d_name)))
+        {
+          if (statedir_sweep_abandoned (rootfd, de->d_name, ABANDONED_AGE_S) && temp_workdir_plausible (ctx, workdir))
+            fs_remove_tree (AT_FDCWD, workdir);
+          continue;
+        }
       if (de->d_name[0] == '@')
         continue;
       workdir = orphan_workdir (rootfd, de->d_name);

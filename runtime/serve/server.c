@@ -286,6 +286,13 @@ standby_await (struct sandbox_warm *w, int watch_fd, char ***argv, size_t *argc,
       return sbx_error_set (err, 0, "the server is stopping");
     }
   w->client_fd = client;
+  /* a run now, which the server's death ends (worker_setup), unless it is dead already */
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid () != s->server_pid)
+    {
+      s->stopping = true;
+      return sbx_error_set (err, 0, "the server is stopping");
+    }
   if (take_request (s, client, err) < 0)
     return -1;
   *argv = s->req.argv;
@@ -307,6 +314,10 @@ standby_main (struct serve *s, int ctl)
   int argc, status;
   _cleanup_free_ char **argv = run_argv (s, placeholder, 2, &argc);
   worker_setup (s);
+  /* Standing by, it ends at its ctl's EOF, the server's death included, tearing its
+     sandbox down (state dir, temporary workdir): a parent-death SIGTERM, pending
+     while the run's signals are blocked, would kill it midway once they are not. */
+  prctl (PR_SET_PDEATHSIG, 0);
   s->ctl_fd = ctl;
   status = warm_run_python (s->ctx, argc, argv, &warm, &err);
   if (warm.client_fd < 0)
@@ -382,6 +393,7 @@ fill_standbys (struct serve *s)
       if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return;
       slot = kept_slot_take (s);
+      s->server_pid = getpid (); /* the standby's parent, for standby_await */
       pid = fork ();
       kept_slot_give (s, slot, pid);
       if (pid < 0)
@@ -673,23 +685,28 @@ shut_down (struct serve *s)
   s->n_queue = 0;
   close (s->listen_fd);
   unlink (s->socket_path);
-  /* a standby ends at its ctl's EOF, and is waited for as a worker */
+  /* sessions end their cell and their sandbox on SIGTERM, as runs do */
+  s->workers = xrealloc (s->workers,
+                         (s->n_workers + s->n_sessions + s->n_ending + s->n_standbys + 1) * sizeof *s->workers);
+  for (unsigned i = 0; i < s->n_sessions; i++)
+    s->workers[s->n_workers++] = s->sessions[i];
+  s->n_sessions = 0;
+  for (unsigned i = 0; i < s->n_workers; i++)
+    kill (s->workers[i], SIGTERM);
+  /* those ending (their clients have the reply) are waited for, not sent SIGTERM:
+     it would end their teardown midway, its state dir and workdir left */
+  for (unsigned i = 0; i < s->n_ending; i++)
+    s->workers[s->n_workers++] = s->ending[i];
+  s->n_ending = 0;
+  /* a standby ends at its ctl's EOF, tearing its sandbox down (state dir, temporary
+     workdir), and is waited for as a worker; not sent SIGTERM: standing by, it has
+     not taken it over, and would die of it with all of that left */
   for (unsigned i = 0; i < s->n_standbys; i++)
     {
       close (s->standbys[i].ctl);
       s->workers[s->n_workers++] = s->standbys[i].pid;
     }
   s->n_standbys = 0;
-  /* sessions end their cell and their sandbox on SIGTERM, as runs do; those ending
-     are waited for */
-  s->workers = xrealloc (s->workers, (s->n_workers + s->n_sessions + s->n_ending + 1) * sizeof *s->workers);
-  for (unsigned i = 0; i < s->n_sessions; i++)
-    s->workers[s->n_workers++] = s->sessions[i];
-  for (unsigned i = 0; i < s->n_ending; i++)
-    s->workers[s->n_workers++] = s->ending[i];
-  s->n_sessions = s->n_ending = 0;
-  for (unsigned i = 0; i < s->n_workers; i++)
-    kill (s->workers[i], SIGTERM);
   while (s->n_workers > 0 && monotonic_ns () < give_up)
     {
       int st;

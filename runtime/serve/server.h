@@ -50,6 +50,7 @@ struct serve
   struct connect_request req; /* its client's */
   int ctl_fd;                 /* a standby's, from the server */
   bool stopping;              /* a standby's server closed ctl: it is stopping */
+  pid_t server_pid;           /* a standby's: its parent, the server */
   /* sessions (session_route.c) */
   char *session_dir;          /* SOCKET.sessions: their sockets (0700) */
   unsigned session_idle;      /* --session-idle */

@@ -72,6 +72,21 @@ serve_stop() {
 		return 1
 	fi
 	wait "$pid" 2>/dev/null || true
+	serve_left_nothing
+}
+
+# A server stopped with SIGTERM has torn its standbys down: no state dir of theirs in
+# its root, and (with a --host-id of the test's own, helpers/serve.bash) no temporary
+# workdir of theirs in its TMPDIR (/tmp: serve_start drops the test's).
+serve_left_nothing() {
+	local left
+	left=$(ls -A "$SBX_ROOT" 2>/dev/null | grep -v '^@' || true)
+	if [ "${HOST_ID:-101000}" -ge 300000 ]; then
+		left+=$(find /tmp -maxdepth 1 -name 'sbx-python-*' -uid "$HOST_ID" 2>/dev/null)
+	fi
+	[ -z "$left" ] && return 0
+	echo "left by the server once stopped: $left" >&2
+	return 1
 }
 
 py_exec() {
