@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -116,6 +117,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if server is not None:
             server.terminate()
             server.wait(30)
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0 if ok else 1
 
 

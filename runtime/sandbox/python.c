@@ -479,6 +479,20 @@ write_failure_result (struct python_run *r, struct sbx_error *err)
     sbx_error_clear (&e2);
 }
 
+/* The signals the run passes on to the program (foreground.h) stay blocked for the
+   whole command: one that comes during the setup is passed on once the program runs
+   (container_run reads what is pending), and one that comes once the program has
+   ended is dropped. It would otherwise kill this process midway through its teardown,
+   with the temporary workdir left: Jupyter's shutdown sends SIGTERM to a kernel that
+   has just exited, while its sandbox is being taken down. */
+static void
+hold_signals (void)
+{
+  sigset_t set;
+  foreground_signal_set (&set);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+}
+
 int
 python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char **argv, struct sandbox_warm *warm,
                 struct sbx_error *err)
@@ -508,6 +522,8 @@ python_command (struct sbx_ctx *ctx, const struct command *cmd, int argc, char *
       cli_usage_error (err, "--show-value: only through a server (--connect): a one-shot run is python3's own");
       goto out;
     }
+  if (!warm)
+    hold_signals ();
   reads_stdin = python_reads_stdin (argc - split, argv + split);
   if (python_check_program_part (argc - split, argv + split, err) < 0)
     goto out;

@@ -30,18 +30,37 @@ sbx_oci=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["metada
 modules=(jupyter_client.tests.test_client jupyter_client.tests.test_kernelmanager
 	jupyter_client.tests.test_multikernelmanager jupyter_client.tests.test_kernelapp
 	ipykernel.tests.test_kernel ipykernel.tests.test_message_spec)
-# run_suites NAME [VAR=VALUE...]: in a cwd of its own (the ipc tests make sockets there)
-# and an IPYTHONDIR of its own (the control's kernels write their history there: two
-# runs at once in the host's ~/.ipython lock each other out of it), with its default
-# profile (test_sys_path_profile_dir looks for it); --rootdir=/ for test ids with paths
+# run_suites NAME [VAR=VALUE...]: in a cwd of its own (the ipc tests make sockets there),
+# an IPYTHONDIR of its own (the control's kernels write their history there: two runs
+# at once in the host's ~/.ipython lock each other out of it) with its default profile
+# (test_sys_path_profile_dir looks for it), and a TMPDIR of its own (what kernels a
+# test dropped without a shutdown leave: their directories, sandboxes' workdirs);
+# --rootdir=/ for test ids with paths. In a session of its own: what a failing test
+# left running (test_kernelapp_lifecycle's `jupyter kernel`, and through
+# --die-with-parent its kernel) is ended by the session's PIDs afterwards.
 run_suites() {
-	local name=$1
+	local name=$1 sid
 	shift
-	mkdir -p "$own/ipython-$name/profile_default"
-	(cd "$own/$name" && env PYTHONDONTWRITEBYTECODE=1 IPYTHONDIR="$own/ipython-$name" "$@" \
-		timeout 900 "$PY" -m pytest -p no:cacheprovider --rootdir=/ -q \
+	mkdir -p "$own/ipython-$name/profile_default" "$own/tmp-$name"
+	(cd "$own/$name" && exec setsid env PYTHONDONTWRITEBYTECODE=1 IPYTHONDIR="$own/ipython-$name" \
+		TMPDIR="$own/tmp-$name" "$@" timeout 900 "$PY" -m pytest -p no:cacheprovider --rootdir=/ -q \
 		--timeout 120 -rA -k "not TestParallel and not ShutDownGracefully" --pyargs "${modules[@]}" \
-		>"$own/$name.log" 2>&1) || true
+		>"$own/$name.log" 2>&1) &
+	sid=$!
+	wait "$sid" || true
+	kill_session "$sid"
+}
+
+kill_session() { # (and waits up to 20 s: `jupyter kernel` shuts its kernel down first)
+	local pids i
+	pids=$(ps -o pid= -s "$1" || true)
+	[ -n "$pids" ] || return 0
+	echo "jupyter: ended what the tests left running: $(echo $pids)"
+	kill $pids 2>/dev/null || true
+	for i in $(seq 200); do
+		[ -n "$(ps -o pid= -s "$1")" ] || return 0
+		sleep 0.1
+	done
 }
 start=$SECONDS
 run_suites sbx-oci JUPYTER_PATH="$own/spec/share/jupyter" &

@@ -78,7 +78,9 @@ shots=$repo/tests/.tmp/jupyter
 mkdir -p "$shots"
 for kernel in "sbx-oci False" "python3 True"; do
 	set -- $kernel
-	"$PY" "$here/notebook_server.py" "$1" "$2" "$scratch/server-$1" "$shots/notebook-server-$1.png" ||
+	# (a TMPDIR of its own: Chromium leaves its org.chromium.Chromium.* there)
+	mkdir -p "$scratch/tmp-server-$1"
+	TMPDIR="$scratch/tmp-server-$1" "$PY" "$here/notebook_server.py" "$1" "$2" "$scratch/server-$1" "$shots/notebook-server-$1.png" ||
 		{ rc=1; tail -n 20 "$scratch/server-$1/notebook-server.log" >&2; }
 done
 
