@@ -198,11 +198,12 @@ container_delete (struct sbx_ctx *ctx, const char *id, bool force, struct sbx_er
   cgroup_init (&cg, CGROUP_MODE_NONE, NULL);
   if (container_load (ctx, id, true, &l, err) < 0)
     {
-      if (l.state_fd >= 0 && statedir_half_created (l.state_fd))
+      if (l.state_fd >= 0 && statedir_half_created (l.state_fd) && statedir_still_named (l.root_fd, l.state_fd, id))
         {
           /* No state.json: the create died before recording one (its init died with
            * it: the parent-death signal). Remove what is left: its cgroup, if it made
-           * one (recorded before it did), and the dir. */
+           * one (recorded before it did), and the dir. (Only while the id still names
+           * the dir we locked: a new create may have claimed the id since.) */
           sbx_error_clear (err);
           statedir_remove_recorded_cgroup (l.state_fd);
           ret = statedir_remove (l.root_fd, id, err);

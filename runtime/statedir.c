@@ -149,7 +149,9 @@ claim_locked (int rootfd, const char *id, int *fdp, struct sbx_error *err)
       unlinkat (rootfd, tmp, AT_REMOVEDIR);
       if (e == EEXIST)
         return sbx_error_set (err, 0, "container %s already exists", id);
-      if (e == EINVAL || e == ENOSYS)
+      /* no renameat2 flags here (EINVAL/ENOSYS; a seccomp filter of a container
+         manager may answer EPERM): make the dir by name instead */
+      if (e == EINVAL || e == ENOSYS || e == EPERM)
         return 1;
       return sbx_error_set (err, e, "create state dir for %s", id);
     }
@@ -257,9 +259,26 @@ statedir_record_cgroup (int dirfd, const char *path, struct sbx_error *err)
 {
   _cleanup_close_ int fd = openat (dirfd, CGROUP_RECORD, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   size_t len = strlen (path);
-  if (fd < 0 || write (fd, path, len) != (ssize_t) len)
+  ssize_t n;
+  if (fd < 0)
     return sbx_error_set (err, errno, "record the cgroup path");
+  n = write (fd, path, len);
+  if (n != (ssize_t) len)
+    return sbx_error_set (err, n < 0 ? errno : EIO, "record the cgroup path");
   return 0;
+}
+
+/* A recorded path as the state's cgroup path would be: absolute, with no "." or ".."
+   component (the record is ours, but it lies in a dir a delete trusts). */
+static bool
+recorded_path_plausible (const char *path)
+{
+  if (path[0] != '/')
+    return false;
+  for (const char *p = path; (p = strchr (p, '/')); p++)
+    if ((p[1] == '.' && (p[2] == '/' || p[2] == '\0')) || (p[1] == '.' && p[2] == '.' && (p[3] == '/' || p[3] == '\0')))
+      return false;
+  return true;
 }
 
 void
@@ -271,10 +290,8 @@ statedir_remove_recorded_cgroup (int dirfd)
   if (n <= 1)
     return;
   path[n] = '\0';
-  /* as the state's cgroup path would be: absolute, nothing that climbs; never a
-     kept cgroup (serve's slot: it outlives its containers) */
-  if (path[0] != '/' || strstr (path, "/../") || (n >= 3 && strcmp (path + n - 3, "/..") == 0)
-      || cgroup_path_is_kept (path))
+  /* never a kept cgroup (serve's slot: it outlives its containers) */
+  if (memchr (path, '\0', (size_t) n) || !recorded_path_plausible (path) || cgroup_path_is_kept (path))
     return;
   cgroup_empty_and_remove (path);
 }
@@ -284,7 +301,10 @@ statedir_remove_recorded_cgroup (int dirfd)
  * create holds the lock from the first moment, claim_locked), "@deleting.ID" (a delete
  * that is still going on removes the same files: either one's ENOENT is no error), or
  * "@claim.RANDOM.ID" at least AGE seconds old (one that is new may not be locked yet).
- * Its recorded cgroup goes with it. */
+ * A half-created dir's recorded cgroup goes with it; an "@" dir's record is never
+ * acted on (a delete that got as far as the rename has dealt with its cgroup). What
+ * is checked before the lock is checked again under it: a create may have finished,
+ * or a delete renamed the dir, in between. */
 bool
 statedir_sweep_abandoned (int rootfd, const char *name, int age)
 {
@@ -294,12 +314,18 @@ statedir_sweep_abandoned (int rootfd, const char *name, int age)
   _cleanup_close_ int dfd = openat (rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (dfd < 0 || fstat (dfd, &st) < 0)
     return false;
-  if (strncmp (name, "@claim.", 7) == 0 ? st.st_ctime > time (NULL) - age
-                                        : !hidden && !statedir_half_created (dfd))
+  if (strncmp (name, "@claim.", 7) == 0 && st.st_ctime > time (NULL) - age)
     return false;
   if (flock (dfd, LOCK_EX | LOCK_NB) < 0)
     return false;
-  statedir_remove_recorded_cgroup (dfd);
+  if (!statedir_still_named (rootfd, dfd, name))
+    return false;
+  if (!hidden)
+    {
+      if (!statedir_half_created (dfd))
+        return false;
+      statedir_remove_recorded_cgroup (dfd);
+    }
   if (hidden ? remove_dir_named (rootfd, name, name, &e) < 0 : statedir_remove (rootfd, name, &e) < 0)
     {
       sbx_error_clear (&e);

@@ -263,12 +263,12 @@ on_run_fds (void *data, struct pollfd *fds, size_t n)
     }
 }
 
-/* --die-with-parent: a pidfd of the process that started us (our parent), taken
-   while it is still our parent; -1 with the error if it has exited already. */
+/* --die-with-parent: a pidfd of the process that started us (our parent when the
+   option was read), taken while it is still our parent; -1 with the error if it has
+   exited already (we were then reparented, and getppid() says so). */
 static int
-open_parent_pidfd (struct sbx_error *err)
+open_parent_pidfd (pid_t parent, struct sbx_error *err)
 {
-  pid_t parent = getppid ();
   int fd = (int) syscall (SYS_pidfd_open, parent, 0);
   if (fd < 0)
     return sbx_error_set (err, errno, "--die-with-parent: pidfd_open of the parent (%d)", (int) parent);
@@ -328,7 +328,7 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.fg.data = r;
   if (!r->warm && r->c->die_with_parent)
     {
-      if ((r->parent_pidfd = open_parent_pidfd (err)) < 0)
+      if ((r->parent_pidfd = open_parent_pidfd (r->c->parent, err)) < 0)
         return -1;
       fds[2] = (struct pollfd) { .fd = r->parent_pidfd, .events = POLLIN };
       r->watch.fg.n_fds = 3;

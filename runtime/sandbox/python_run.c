@@ -103,6 +103,7 @@ python_opt (void *data, int key, const char *arg, struct sbx_error *err)
       return 0;
     case PO_DIE_WITH_PARENT:
       c->die_with_parent = true;
+      c->parent = getppid ();
       return 0;
     case PO_CONNECT:
       /* the client strips it (runtime/serve/client.c): here it came through a server */

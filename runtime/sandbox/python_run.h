@@ -100,8 +100,10 @@ struct python_cli
   bool no_subprocess;
   bool show_value; /* --show-value: the last expression's value shown and reported */
   /* --die-with-parent: the run ends when the process that started the command exits
-     (a warm run ends when its client hangs up, always) */
+     (a warm run ends when its client hangs up, always); the parent as it was when
+     the option was read, so one that exits before the run starts is seen to */
   bool die_with_parent;
+  pid_t parent;
 };
 
 struct python_run
