@@ -267,6 +267,89 @@ while True:
 	has "$stderr" "Read-only file system"
 }
 
+@test "interpreter: a standby takes a run with --rw DIR:/tmp/NAME and --env (a Jupyter kernel's): its files there, as the directory's owner, its mode put back, the variables over the server's; other binds get a sandbox of their own" {
+	sstart --standby 2 --env SERVER_ONLY=s --env BOTH=server
+	until_count 2 standby_ids
+	local before k=$BATS_TEST_TMPDIR/sbx-kernel-t
+	before=$(standby_ids)
+	mkdir "$k"
+	chown 4242:4343 "$k"
+	chmod 700 "$k"
+	echo in >"$k/in.txt"
+	spy --rw "$k:/tmp/kernel" --env BOTH=client --env ONLY=c -c 'import os
+d = "/tmp/kernel"
+open(d + "/out.txt", "w").write(open(d + "/in.txt").read().upper())
+os.chmod(d, 0o777)
+print(os.environ["SERVER_ONLY"], os.environ["BOTH"], os.environ["ONLY"], sorted(os.listdir("/tmp")))'
+	expect_status 0
+	expect_stdout "s client c ['kernel']"
+	# the run was one of the standbys made before it came
+	grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	[ "$(cat "$k/out.txt")" = IN ]
+	[ "$(stat -c %u:%g "$k/out.txt")" = 4242:4343 ]
+	[ "$(stat -c %a "$k")" = 700 ]
+	# nothing of it in the next standby's run
+	spy -c 'import os; print(sorted(os.listdir("/tmp")), os.environ.get("ONLY"), os.environ["BOTH"])'
+	expect_status 0
+	expect_stdout "[] None server"
+	# a system path is refused as a one-shot run refuses it
+	spy --rw /etc:/tmp/etc -c 'pass'
+	expect_status 125
+	has "$stderr" "which the sandbox may not write"
+	# a bind elsewhere than /tmp/NAME gets a sandbox made for it, and holds there
+	until_count 2 standby_ids
+	before=$(standby_ids)
+	spy --rw "$k:/tmp/a/b" -c 'print(open("/tmp/a/b/in.txt").read().strip())'
+	expect_status 0
+	expect_stdout in
+	refute grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	no_sandbox_processes
+}
+
+@test "interpreter: --die-with-parent through --connect: the client ends when the process that started it exits, and so does its run; a SIGINT not from a terminal always interrupts" {
+	sstart --standby 1
+	local out=$BATS_TEST_TMPDIR/out pid i
+	# a shell starts the client and sleeps; killing the shell ends the client and the run
+	bash -c '"$1" python --connect "$2" --die-with-parent --timeout 0 -c "import time; print(\"up\", flush=True); time.sleep(300)" \
+		</dev/null >"$3" 2>"$3.err" &
+		echo $! >"$3.pid"
+		exec sleep 300' _ "$SBX_OCI" "$SERVE_SOCKET" "$out" &
+	local parent=$!
+	BG_PIDS+=("$parent")
+	wait_for_file "$out.pid"
+	for i in $(seq 100); do grep -q up "$out" && break; sleep 0.1; done
+	grep -q up "$out"
+	pid=$(cat "$out.pid")
+	kill -KILL "$parent"
+	for i in $(seq 100); do [ -d "/proc/$pid" ] || break; sleep 0.05; done
+	[ ! -d "/proc/$pid" ]
+	has "$(cat "$out.err")" "the process that started this one has exited"
+	no_sandbox_processes
+	# SIGINT sent by a program (stdin not a terminal), twice: two KeyboardInterrupts,
+	# the run goes on
+	"$SBX_OCI" python --connect "$SERVE_SOCKET" -c 'import time
+n = 0
+for _ in range(2):
+    try:
+        print("ready", flush=True)
+        time.sleep(60)
+    except KeyboardInterrupt:
+        n += 1
+        print("interrupted", n, flush=True)' </dev/null >"$out" 2>&1 &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for i in 1 2; do
+		until_ok 10 test "$(grep -c ready "$out")" -ge "$i"
+		kill -INT "$pid"
+		until_ok 10 grep -q "interrupted $i" "$out"
+	done
+	set +e
+	wait "$pid"
+	status=$?
+	set -e
+	[ "$status" = 0 ]
+}
+
 @test "interpreter: a standby takes a run that names the server's own --memory and --network; other values get a sandbox of their own, with their limits" {
 	sstart --standby 2 --memory 300M --network none
 	until_count 2 standby_ids

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -36,18 +37,23 @@ struct client
   size_t argc;
   const char *result, *id; /* --result, --id: for the result of a run refused */
   const char *session;     /* --session: its calls go to SOCKET.sessions/NAME once it exists */
+  pid_t parent;            /* --die-with-parent: the process that started us; 0 */
 };
 
 /* ^C while the run goes on: the first asks the server to interrupt the program
    (KeyboardInterrupt in Python, which may end the program or not); the second ends
-   the client, and so the run (the server kills it on the hangup). */
+   the client, and so the run (the server kills it on the hangup). That is a
+   terminal's user's way out: a SIGINT sent by a program (a Jupyter client
+   interrupting a kernel, cell after cell) always interrupts, as a one-shot run
+   passes on every one. */
 static volatile int interrupt_sock = -1;
 static volatile sig_atomic_t interrupts;
+static bool interactive;
 
 static void
 on_interrupt (int sig)
 {
-  if (interrupts++ == 0 && interrupt_sock >= 0)
+  if ((interrupts++ == 0 || !interactive) && interrupt_sock >= 0)
     {
       connect_send_interrupt (interrupt_sock);
       return;
@@ -63,6 +69,7 @@ arm_interrupt (int sock)
   struct sigaction sa = { .sa_handler = on_interrupt }; /* no SA_RESTART: the wait sees EINTR */
   interrupt_sock = sock;
   interrupts = 0;
+  interactive = isatty (STDIN_FILENO);
   sigaction (SIGINT, &sa, NULL);
 }
 
@@ -169,7 +176,12 @@ call_server (const struct client *c, struct client_relay *relay, char head[8], i
   /* the run's output goes to our stdout and stderr (relayed if they are pipes);
      here only the end */
   else if ((arm_interrupt (*sock), client_relay_until_reply (relay, *sock, head, -1)) < 0)
-    return sbx_error_set (err, 0, "--connect %s: the server ended the run without a status", c->socket);
+    {
+      if (relay->parent_gone)
+        return sbx_error_set (err, 0, "the process that started this one has exited: the run was ended "
+                                      "(--die-with-parent)");
+      return sbx_error_set (err, 0, "--connect %s: the server ended the run without a status", c->socket);
+    }
   return 0;
 }
 
@@ -198,6 +210,23 @@ reply_status (const struct client *c, int sock, const char head[8], struct sbx_e
   return -1;
 }
 
+/* --die-with-parent: a pidfd of PARENT, the process that started us, while it still
+   is our parent (one that has exited already: the error). The run is ended when it
+   exits, as a one-shot run is (runtime/sandbox/python.c). */
+static int
+parent_pidfd (pid_t parent, struct sbx_error *err)
+{
+  int fd = (int) syscall (SYS_pidfd_open, parent, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "--die-with-parent: pidfd_open of the parent (%d)", (int) parent);
+  if (getppid () != parent)
+    {
+      close (fd);
+      return sbx_error_set (err, 0, "--die-with-parent: the process that started this one has exited");
+    }
+  return fd;
+}
+
 /* The run through the server: its status, or -1 (ERR; with --result, the result of a
    run that never started written). */
 static int
@@ -208,6 +237,8 @@ run_client (const struct client *c, struct sbx_error *err)
   struct client_relay relay;
   if (client_relay_open (&relay, err) < 0)
     direct = -1;
+  else if (c->parent && (relay.parent_pidfd = parent_pidfd (c->parent, err)) < 0)
+    direct = -1;
   else if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
     direct = call_session (c, &relay, head, &sock, err);
   if (direct < 0 || (!direct && call_server (c, &relay, head, &sock, err) < 0))
@@ -215,6 +246,8 @@ run_client (const struct client *c, struct sbx_error *err)
   else
     status = reply_status (c, sock, head, err);
   client_relay_close (&relay);
+  if (relay.parent_pidfd >= 0)
+    close (relay.parent_pidfd);
   if (sock >= 0)
     close (sock);
   if (status < 0 && c->result)
@@ -257,6 +290,8 @@ run_connected (int argc, char **argv, int split, struct sbx_error *err)
         c.session = v;
       else if (opt && strncmp (a, "--session=", 10) == 0)
         c.session = a + 10;
+      else if (opt && strcmp (a, "--die-with-parent") == 0)
+        c.parent = getppid ();
       c.argv[c.argc++] = argv[i];
     }
   if (!c.socket || !*c.socket)

@@ -39,6 +39,8 @@ client_relay_open (struct client_relay *r, struct sbx_error *err)
       r->stdio[fd] = fd;
       r->read_end[fd] = -1;
     }
+  r->parent_pidfd = -1;
+  r->parent_gone = false;
   for (int fd = 1; fd <= 2; fd++)
     {
       int p[2];
@@ -127,15 +129,21 @@ client_relay_until_reply (struct client_relay *r, int sock, char head[8], int ti
   size_t got = 0;
   while (got < 8)
     {
-      struct pollfd pfd[3] = { { .fd = sock, .events = POLLIN },
+      struct pollfd pfd[4] = { { .fd = sock, .events = POLLIN },
                                { .fd = r->read_end[1], .events = POLLIN },
-                               { .fd = r->read_end[2], .events = POLLIN } };
+                               { .fd = r->read_end[2], .events = POLLIN },
+                               { .fd = r->parent_pidfd, .events = POLLIN } };
       ssize_t n;
-      int ready = poll (pfd, 3, timeout_ms);
+      int ready = poll (pfd, 4, timeout_ms);
       if (ready < 0 && errno == EINTR)
         continue;
       if (ready <= 0)
         return -1;
+      if (pfd[3].revents)
+        {
+          r->parent_gone = true; /* our hangup ends the run (the server kills it) */
+          return -1;
+        }
       for (int fd = 1; fd <= 2; fd++)
         if (pfd[fd].revents)
           copy_chunk (r, fd);

@@ -114,16 +114,18 @@ send_program (struct python_run *r, int chan, struct sbx_error *err)
 /* A request's command line is python's */
 static const struct command request_cmd = { .name = "python", .opts = python_cli_opts };
 
-/* Options a standby's run takes: they do not change the sandbox, or (--workdir) the
-   standby changes it as it was made to (standby_workdir.c), or (--memory, --network)
+/* Options a standby's run takes: they do not change the sandbox (--env: the program's
+   environment comes with the program), or (--workdir, --rw at /tmp/NAME) the standby
+   changes it as it was made to (standby_workdir.c), or (--memory, --network)
    adopt_request checks that they ask for what the standby was made with, as a client
    that names the server's limits (the MCP server reaching another's) does.
-   (--die-with-parent: a warm run ends when its client hangs up, whatever it asks.) */
+   (--die-with-parent: a warm run ends when its client hangs up, and the client, which
+   the parent started, ends with the parent: runtime/serve/client.c.) */
 static bool
 per_run_option (const char *arg, bool *takes_value)
 {
-  static const char *const names[] = { "timeout", "max-output",      "result",  "show-value",
-                                       "workdir", "die-with-parent", "memory",  "network" };
+  static const char *const names[] = { "timeout", "max-output",      "result", "show-value", "workdir",
+                                       "die-with-parent", "memory", "network", "env",        "rw" };
   size_t n;
   if (strncmp (arg, "--", 2) != 0)
     return false;
@@ -169,6 +171,24 @@ same_value (const char *a, const char *b)
    --result FILE's directory opened (from here on a failure is written there), and a
    --workdir of the client's taken into the standby. -1 with fallback set: the request
    needs a sandbox of its own. */
+/* The request's --env entries (from FIRST on) replace the server's of the same name,
+   as a later --env's would in a one-shot run's environment. */
+static void
+env_requested_first (struct sandbox_policy *p, size_t first)
+{
+  size_t kept = 0;
+  for (size_t i = 0; i < p->n_env; i++)
+    {
+      size_t len = strcspn (p->env[i], "=") + 1;
+      bool replaced = false;
+      for (size_t j = first; i < first && j < p->n_env && !replaced; j++)
+        replaced = strncmp (p->env[i], p->env[j], len) == 0;
+      if (!replaced)
+        p->env[kept++] = p->env[i];
+    }
+  p->n_env = kept;
+}
+
 static int
 adopt_options (struct python_run *r, int argc, char **argv, int split, struct sbx_error *err)
 {
@@ -177,18 +197,24 @@ adopt_options (struct python_run *r, int argc, char **argv, int split, struct sb
   const char *server_workdir = c->p.workdir;
   uint64_t memory = c->p.memory;
   enum sandbox_network network = c->p.network;
+  size_t server_env = c->p.n_env, server_mounts = c->p.n_mounts;
+  bool binds_fit = true;
   int first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
   if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
     return -1;
-  if (c->p.memory != memory || c->p.network != network
+  for (size_t i = server_mounts; i < c->p.n_mounts; i++)
+    binds_fit &= standby_bind_fits (&c->p.mounts[i]);
+  if (c->p.memory != memory || c->p.network != network || ((c->p.n_mounts > server_mounts) && (!r->ctx->as_root || !binds_fit))
       || (c->p.workdir != server_workdir && (!r->ctx->as_root || !r->w.temporary)))
     {
       r->warm->fallback = true;
       return sbx_error_set (err, 0, "the request needs a sandbox of its own");
     }
+  env_requested_first (&c->p, server_env);
   if (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, err) < 0)
     return -1;
-  if (c->p.workdir != server_workdir && standby_adopt_workdir (r, err) < 0)
+  if ((c->p.workdir != server_workdir && standby_adopt_workdir (r, err) < 0)
+      || (c->p.n_mounts > server_mounts && standby_adopt_binds (r, server_mounts, err) < 0))
     {
       if (!err->exit_hint)
         err->exit_hint = SBX_EXIT_SETUP;

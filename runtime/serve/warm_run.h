@@ -57,6 +57,12 @@ void session_options_free (struct session_opts *o);
 /* A standby's run takes the client's --workdir (r->c->p.workdir): mounted over the
    standby's /work (standby_workdir.c). */
 int standby_adopt_workdir (struct python_run *r, struct sbx_error *err);
+/* A request's --rw that a standby can take: a directory bound at /tmp/NAME, where a
+   mount point can be made in the sandbox's own /tmp (standby_workdir.c). */
+bool standby_bind_fits (const struct sandbox_mount *m);
+/* The request's --rw binds (r->c->p.mounts from FIRST on, each fitting) mounted in the
+   standby's sandbox, held in r->rw as a one-shot run's are. */
+int standby_adopt_binds (struct python_run *r, size_t first, struct sbx_error *err);
 /* A session's file call (O's file_op) with the session's state on CHAN (between
    cells): the client's IN (PUT's content) and OUT (GET's and LS's). */
 int session_file_call (int chan, const struct session_opts *o, int in, int out, struct sbx_error *err);

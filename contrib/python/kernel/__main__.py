@@ -3,8 +3,9 @@
 Writes the kernelspec "Python 3 (sbx-oci)" (kernel.json naming the sbx-oci-provisioner)
 where Jupyter finds kernels: the system's data dir as root, ~/.local/share/jupyter with
 --user, DIR/share/jupyter with --prefix (a venv's sys.prefix, say). OPTIONS are the
-provisioner's config: --sbx-oci PATH, --memory SIZE, --network none|loopback|full, and
---option ARG (repeated) for more `sbx-oci python` options.
+provisioner's config: --sbx-oci PATH, --serve SOCKET (kernels start warm from that
+`sbx-oci serve`), --memory SIZE (default 1G; with --serve, the server's), --network
+none|loopback|full, and --option ARG (repeated) for more `sbx-oci python` options.
 """
 import argparse
 import json
@@ -17,8 +18,11 @@ from jupyter_client.kernelspec import KernelSpecManager
 
 
 def kernel_json(args) -> dict:
-    config = {"sbx_oci": args.sbx_oci or shutil.which("sbx-oci") or "sbx-oci", "memory": args.memory,
-              "network": args.network}
+    config = {"sbx_oci": args.sbx_oci or shutil.which("sbx-oci") or "sbx-oci", "network": args.network}
+    if args.serve:
+        config["serve"] = os.path.abspath(args.serve)
+    if args.memory or not args.serve:
+        config["memory"] = args.memory or "1G"
     if args.option:
         config["options"] = args.option
     return {
@@ -40,7 +44,8 @@ def main(argv=None) -> int:
     i.add_argument("--name", default="sbx-oci", help="the kernel's name (default sbx-oci)")
     i.add_argument("--display-name", default="Python 3 (sbx-oci)")
     i.add_argument("--sbx-oci", help="the runtime (default: sbx-oci on PATH)")
-    i.add_argument("--memory", default="1G")
+    i.add_argument("--serve", metavar="SOCKET", help="start kernels warm from this `sbx-oci serve`")
+    i.add_argument("--memory", help="the sandbox's memory (default 1G; with --serve, the server's)")
     i.add_argument("--network", default="loopback", choices=["none", "loopback", "full"])
     i.add_argument("--option", action="append", help="another `sbx-oci python` option (repeat)")
     args = p.parse_args(argv)
