@@ -265,6 +265,21 @@ def set_environment(entries):
     data.update(kv.partition(b"=")[::2] for kv in entries)
 
 
+def rederive_home_paths():
+    """Paths that modules derive once, at import, from HOME or XDG_CACHE_HOME: a module
+    the server preloaded derived them from the warm interpreter's (HOME=/), and a run
+    must have its own (HOME=/work, or what its --env says). Only those a run writes to
+    later: jedi's completion (IPython's, a Jupyter kernel's) saves parso's cache, and
+    "/.cache" on the read-only root failed it, so completion found nothing."""
+    parso_cache = sys.modules.get("parso.cache")
+    if parso_cache is not None:
+        parso_cache._default_cache_path = parso_cache._get_default_cache_path()
+    jedi_settings = sys.modules.get("jedi.settings")
+    if jedi_settings is not None:
+        jedi_settings.cache_directory = os.path.expanduser(
+            os.path.join(os.getenv("XDG_CACHE_HOME") or "~/.cache", "jedi"))
+
+
 def reopen_stdio():
     """Streams on the run's fds 0-2, unbuffered as PYTHONUNBUFFERED makes them."""
     enc = sys.stdout.encoding if sys.stdout else "utf-8"
@@ -340,6 +355,7 @@ def run_program():
     args, env = receive_program()
     start = cpu_used()
     set_environment(env)
+    rederive_home_paths()
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     code = execute(args, main)
@@ -539,6 +555,7 @@ def cell_child(words, program, stdin, stdout, stderr, main, null, commit_w):
     report_reset(words)
     args, env = read_program(program)
     set_environment(env)
+    rederive_home_paths()
     reopen_stdio()
     code = execute(args, main)
     flush_streams()

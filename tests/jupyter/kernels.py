@@ -10,8 +10,14 @@ a kernel. Prints "ok what" or "FAIL what: why" per check; status 1 if any failed
   - interrupt (signal mode): a running cell stops with KeyboardInterrupt, the kernel
     lives; input() through a stdin request; completion and inspection;
   - a cell past the sandbox's memory: the kernel dies, is said dead, and restarts;
-  - shutdown leaves nothing: no process, no kernel directory;
+  - shutdown leaves nothing: no process, no kernel directory, no sandbox that holds it;
   - a client killed without a shutdown leaves no kernel running.
+
+KERNEL may be a warm one (kernelspec config "serve": a kernel forked by `sbx-oci serve`
+into a sandbox it made before: its process is the warm interpreter's, whose command
+line does not name ipykernel_launcher). What is left of a kernel is therefore looked
+for both ways: by command line, and as a process that has the kernel's directory
+mounted (its sandbox's mount namespace).
 """
 import asyncio
 import json
@@ -69,6 +75,27 @@ def value(msgs):
 
 def kernel_dir(km):
     return os.path.dirname(km.connection_file)
+
+
+def kernel_holders(kdir=None):
+    """Processes (pid, mount point) whose mounts include a kernel directory: KDIR, or
+    any sbx-kernel-*. Every process of a sandboxed kernel has its directory mounted."""
+    held = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/mountinfo") as f:
+                points = [line.split()[4] for line in f]
+        except OSError:
+            continue
+        held += [(int(pid), p) for p in points
+                 if p == kdir or (kdir is None and os.path.basename(p).startswith("sbx-kernel-"))]
+    return held
+
+
+def kernels_left():
+    """Kernel processes by command line, and processes that hold a kernel directory."""
+    by_name = subprocess.run(["pgrep", "-f", "ipykernel_launcher"], capture_output=True, text=True).stdout.split()
+    return by_name + [f"{pid} holds {p}" for pid, p in kernel_holders()]
 
 
 async def isolation():
@@ -161,7 +188,12 @@ async def jupyter_features():
     finally:
         kc.stop_channels()
         await km.shutdown_kernel()
-    left = subprocess.run(["pgrep", "-f", "ipykernel_launcher"], capture_output=True, text=True).stdout.split()
+    left = []
+    for _ in range(50):  # (a sandbox is torn down just after its kernel ends)
+        left = kernels_left()
+        if not left:
+            break
+        await asyncio.sleep(0.1)
     check("shutdown leaves no kernel process", not left, left)
 
 
@@ -202,15 +234,16 @@ async def orphaned():
     pid, connection_file = open(report).read().split()
     os.unlink(report)
     kdir = os.path.dirname(connection_file)
-    before = running(pid)
+    before = running(pid) and bool(kernel_holders(kdir))
     client.kill()
     client.wait()
+    left = []
     for _ in range(100):
-        if not running(pid):
+        left = subprocess.run(["pgrep", "-f", f"ipykernel_launcher.*{connection_file}"], capture_output=True,
+                              text=True).stdout.split() + kernel_holders(kdir)
+        if not running(pid) and not left:
             break
         await asyncio.sleep(0.1)
-    left = subprocess.run(["pgrep", "-f", f"ipykernel_launcher.*{connection_file}"], capture_output=True,
-                          text=True).stdout.split()
     check("a kernel whose client is killed does not outlive it", before and not running(pid) and not left,
           (before, running(pid), left))
     # what the client would have removed at shutdown (Jupyter leaves a killed server's

@@ -11,6 +11,7 @@
 #   - kernels.py: jupyter_client's KernelManager: isolation (keys, other kernels' files,
 #     the server's environment, host files, network), interrupt, input(), completion,
 #     inspection, a cell past the memory limit, restart, nothing left after shutdown;
+#     with kernels started one-shot, and warm through `sbx-oci serve`;
 #   - own-suites.sh: ipykernel's and jupyter_client's own tests with the sbx-oci kernel
 #     beside Debian's python3 kernel (expected-own-failures.txt: the sandbox's design);
 #   - notebook_server.py: Debian's Notebook server, driven by headless Chromium.
@@ -60,6 +61,19 @@ else
 fi
 
 "$PY" "$here/kernels.py" sbx-oci 2>"$scratch/kernels.log" || { rc=1; tail -n 30 "$scratch/kernels.log" >&2; }
+
+# Warm: the same checks with kernels started by `sbx-oci serve` (a kernelspec installed
+# with --serve), from standbys whose warm interpreter has imported ipykernel's app
+serve_sock=$scratch/serve.sock
+"$SBX_OCI" serve --socket "$serve_sock" --preload ipykernel.kernelapp,ipykernel.ipkernel --memory 1G \
+	>"$scratch/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 300); do [ -S "$serve_sock" ] && break; sleep 0.1; done
+"$PY" -m sbx_oci_kernel install --prefix "$scratch/venv" --name sbx-oci-warm --display-name "Python 3 (sbx-oci, warm)" \
+	--sbx-oci "$SBX_OCI" --serve "$serve_sock" >/dev/null
+"$PY" "$here/kernels.py" sbx-oci-warm 2>"$scratch/kernels-warm.log" || { rc=1; tail -n 30 "$scratch/kernels-warm.log" >&2; }
+kill -TERM "$serve_pid"
+wait "$serve_pid" || { echo "jupyter: serve exited $?: $(tail -n 5 "$scratch/serve.log")" >&2; rc=1; }
 
 "$here/own-suites.sh" "$scratch" "$PY" || rc=1
 

@@ -93,7 +93,7 @@ class SbxOciProvisioner(LocalProvisioner):
     def sandbox_cmd(self, argv: List[str], cwd) -> List[str]:
         """`sbx-oci python OPTIONS -m ipykernel_launcher ...` from the kernelspec's argv
         (its interpreter replaced by the sandbox's)."""
-        # IPython's history and matplotlib's font cache in the sandbox's /tmp, not in the
+        # IPython's history, matplotlib's font cache and jedi's in the sandbox's /tmp, not in the
         # notebook's directory (HOME is /work there)
         # --die-with-parent: a server killed without shutting its kernels down leaves
         # none running (ipykernel's own parent poller cannot see it from the sandbox)
@@ -105,7 +105,7 @@ class SbxOciProvisioner(LocalProvisioner):
         cmd += ["--timeout", "0", "--die-with-parent", "--network", self.network,
                 "--rw", f"{self.kernel_dir}:{self.kernel_dir}", "--max-output", "64M",
                 "--env", f"MPLBACKEND={INLINE}", "--env", "IPYTHONDIR=/tmp/ipython",
-                "--env", "MPLCONFIGDIR=/tmp/matplotlib"]
+                "--env", "MPLCONFIGDIR=/tmp/matplotlib", "--env", "XDG_CACHE_HOME=/tmp/cache"]
         for k, v in self.env.items():
             cmd += ["--env", f"{k}={v}"]
         if cwd:
