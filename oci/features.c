@@ -63,7 +63,7 @@ gen_linux (yajl_gen g)
   GEN (gen_string_array (g, sbx_seccomp_ops, SCMP_OP_COUNT));
   GEN (gen_string (g, "archs"));
   GEN (yajl_gen_array_open (g));
-  /* the ones this build's libseccomp can compile (runtime/seccomp.c refuses the rest) */
+  /* the ones this build's libseccomp can compile (runtime/linux/seccomp.c refuses the rest) */
   for (size_t i = 0; i < sbx_seccomp_archs_count; i++)
     if (strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_LOONGARCH64") && strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_M68K")
         && strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_SH") && strcmp (sbx_seccomp_archs[i], "SCMP_ARCH_SHEB"))

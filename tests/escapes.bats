@@ -268,7 +268,7 @@ joining_bundle() {
 
 # The same attack on a foreground `run` in a new pid namespace, the path that execs
 # through the sealed trampoline instead of re-executing the runtime
-# (runtime/exec_trampoline.h): whatever /proc/self/exe resolved to either ended at once
+# (runtime/container/exec_trampoline.h): whatever /proc/self/exe resolved to either ended at once
 # (it was not the runtime) or, if it blocks opening its --log FIFO, its exe cannot be
 # reopened for writing once it is gone. Exec'ing the host's binary directly fails here.
 @test "CVE-2019-5736 (run): /proc/self/exe or #!/proc/self/exe as the program never gets a writable runtime binary" {

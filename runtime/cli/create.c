@@ -7,8 +7,8 @@
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/create_opts.h"
-#include "runtime/statedir.h"
-#include "runtime/process_become.h"
+#include "runtime/container/statedir.h"
+#include "runtime/linux/process_become.h"
 
 int
 create_cli_opt (void *data, int key, const char *arg, struct sbx_error *err)

@@ -5,7 +5,7 @@
 #include <getopt.h>
 
 #include "runtime/base/cli.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 enum create_key
 {

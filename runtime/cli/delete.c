@@ -12,8 +12,8 @@
 
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
-#include "runtime/statedir.h"
+#include "runtime/container/container.h"
+#include "runtime/container/statedir.h"
 
 struct delete_cli
 {

@@ -14,7 +14,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 struct events_opts
 {

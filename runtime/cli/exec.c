@@ -10,8 +10,8 @@
 
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
-#include "runtime/process_become.h"
+#include "runtime/container/container.h"
+#include "runtime/linux/process_become.h"
 
 enum exec_key
 {

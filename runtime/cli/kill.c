@@ -6,7 +6,7 @@
 
 #include "oci/vocab.h"
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 static int
 kill_opt (void *data, int key, const char *arg, struct sbx_error *err)

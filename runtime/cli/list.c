@@ -11,7 +11,7 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
-#include "runtime/statedir.h"
+#include "runtime/container/statedir.h"
 
 struct list_opts
 {

@@ -17,9 +17,9 @@
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/commands.h"
 #include "runtime/serve/commands.h"
-#include "runtime/namespaces.h"
-#include "runtime/sealed_exe.h"
-#include "runtime/statedir.h"
+#include "runtime/linux/namespaces.h"
+#include "runtime/linux/sealed_exe.h"
+#include "runtime/container/statedir.h"
 
 static const struct command *const commands[] = {
   &cmd_create, &cmd_start,  &cmd_run,    &cmd_exec,  &cmd_state, &cmd_kill,     &cmd_delete,     &cmd_list,

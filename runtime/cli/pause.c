@@ -3,7 +3,7 @@
 #include "build-config.h"
 
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 static int
 no_opts (void *data, int key, const char *arg, struct sbx_error *err)

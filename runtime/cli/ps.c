@@ -11,7 +11,7 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 static int
 ps_opt (void *data, int key, const char *arg, struct sbx_error *err)

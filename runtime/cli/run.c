@@ -13,7 +13,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/create_opts.h"
-#include "runtime/statedir.h"
+#include "runtime/container/statedir.h"
 
 static bool
 is_bundle_dir (const char *dir)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 static int
 no_opts (void *data, int key, const char *arg, struct sbx_error *err)

@@ -14,7 +14,7 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 #include "runtime/cli/commands.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 
 enum
 {

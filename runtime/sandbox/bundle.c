@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/fs.h"
+#include "runtime/linux/fs.h"
 #include "runtime/sandbox/commands.h"
 #include "runtime/sandbox/sandbox.h"
 

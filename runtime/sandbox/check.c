@@ -27,7 +27,7 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/landlock.h"
+#include "runtime/linux/landlock.h"
 #include "runtime/sandbox/commands.h"
 
 enum

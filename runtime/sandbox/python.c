@@ -30,11 +30,11 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/container.h"
-#include "runtime/fs.h"
-#include "runtime/landlock.h"
+#include "runtime/container/container.h"
+#include "runtime/linux/fs.h"
+#include "runtime/linux/landlock.h"
 #include "runtime/sandbox/python_run.h"
-#include "runtime/statedir.h"
+#include "runtime/container/statedir.h"
 
 extern char **environ;
 

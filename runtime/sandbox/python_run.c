@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/fs.h"
-#include "runtime/foreground.h"
+#include "runtime/linux/fs.h"
+#include "runtime/container/foreground.h"
 #include "runtime/sandbox/python_run.h"
-#include "runtime/statedir.h"
+#include "runtime/container/statedir.h"
 
 extern char **environ;
 

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 
 #include "runtime/base/cli.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 #include "runtime/sandbox/sandbox.h"
 #include "runtime/sandbox/sandbox_exec_guard.h"
 #include "runtime/sandbox/sandbox_output.h"

@@ -23,7 +23,7 @@
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
 #include "runtime/sandbox/sandbox_exec_guard.h"
-#include "runtime/landlock.h"
+#include "runtime/linux/landlock.h"
 
 /* Copied from the caller's environment when set; PATH, HOME and TMPDIR are the
  * sandbox's own. Nothing else of the caller's gets in: no token, no key. */

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/foreground.h"
+#include "runtime/container/foreground.h"
 
 /* The python profile's exec rule as config/seccomp/profiles.py writes it (indent 1). */
 static const char exec_rule_allow[] = "    \"execve\",\n    \"execveat\"\n   ],\n   \"action\": \"SCMP_ACT_ALLOW\"";

@@ -31,9 +31,9 @@
 #include "oci/state.h"
 #include "runtime/base/json.h"
 #include "runtime/base/util.h"
-#include "runtime/container.h"
-#include "runtime/fs.h"
-#include "runtime/statedir.h"
+#include "runtime/container/container.h"
+#include "runtime/linux/fs.h"
+#include "runtime/container/statedir.h"
 
 char *
 sandbox_owner_annotation (void)

@@ -5,7 +5,7 @@
  * it. Reading the host's 24 GiB inside a 2 GiB sandbox, they allocate for the host and
  * are OOM-killed. LXCFS (for LXC) and gVisor answer with the container's limit; so does
  * this, with a file bound read-only over /proc/meminfo (runc's list of /proc files a
- * bind may cover, runtime/mounts.c).
+ * bind may cover, runtime/linux/mounts.c).
  *
  * MemTotal is the limit, swap is 0 (the sandbox's memory+swap limit equals its memory
  * limit). For `sbx-oci python` the file is the run's own and follows its use: the
@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/fs.h"
+#include "runtime/linux/fs.h"
 
 /* The fields psutil, free(1) and numpy read, in the kernel's order and format; every
  * number as wide as the limit's (at least 8, as the kernel pads them), so that the

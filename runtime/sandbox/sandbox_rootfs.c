@@ -21,7 +21,7 @@
 
 #include "runtime/base/sha256.h"
 #include "runtime/base/util.h"
-#include "runtime/fs.h"
+#include "runtime/linux/fs.h"
 
 /* Bumped whenever the skeleton's shape changes, so old caches are not reused. */
 #define SKELETON_FORMAT "sbx-python-skeleton-7" /* 4: etc/services, etc/protocols; 5: no run's mount points;

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/fs.h"
+#include "runtime/linux/fs.h"
 
 #define WALK_MAX_ENTRIES 10000
 #define WALK_MAX_DEPTH 32
@@ -84,7 +84,7 @@ host_writable_open (const struct sbx_ctx *ctx, const char *opt, const char *give
 char *
 host_writable_mount_source (const struct host_writable *h)
 {
-  /* An idmapped tree is made by this process (runtime/idmap.c), which holds the fd. A
+  /* An idmapped tree is made by this process (runtime/linux/idmap.c), which holds the fd. A
      plain bind is opened by the container's init, whose fd numbers are its own: the
      path, which gives the sandbox user nothing it could not reach as itself. */
   return h->idmap ? xasprintf ("/proc/self/fd/%d", h->fd) : xstrdup (h->path);

@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/foreground.h"
-#include "runtime/landlock.h"
+#include "runtime/container/foreground.h"
+#include "runtime/linux/landlock.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/serve/warm_run.h"
 #include "runtime/serve/wire.h"

@@ -22,7 +22,7 @@
 
 #include "runtime/base/cli.h"
 #include "runtime/base/util.h"
-#include "runtime/fs.h"
+#include "runtime/linux/fs.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox_result.h"
 #include "runtime/serve/client_relay.h"

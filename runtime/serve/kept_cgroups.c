@@ -24,7 +24,7 @@
 #include "runtime/base/util.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/serve/server.h"
-#include "runtime/statedir.h"
+#include "runtime/container/statedir.h"
 
 #define KEPT_PARENT "/sbx-oci"
 #define SLOT_RETIRED ((pid_t) -2)

@@ -41,8 +41,8 @@
 
 #include "runtime/base/cli.h"
 #include "runtime/base/util.h"
-#include "runtime/idmap.h"
-#include "runtime/foreground.h"
+#include "runtime/linux/idmap.h"
+#include "runtime/container/foreground.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/sandbox/sandbox.h"
 #include "runtime/serve/commands.h"

@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/container_load.h"
-#include "runtime/idmap.h"
-#include "runtime/mountapi.h"
+#include "runtime/container/load.h"
+#include "runtime/linux/idmap.h"
+#include "runtime/linux/mountapi.h"
 #include "runtime/serve/warm_run.h"
 
 /* The client's directory as a detached mount, with a one-shot run's attributes. The

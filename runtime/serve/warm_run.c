@@ -29,9 +29,9 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/container_load.h"
-#include "runtime/foreground.h"
-#include "runtime/fs.h"
+#include "runtime/container/load.h"
+#include "runtime/container/foreground.h"
+#include "runtime/linux/fs.h"
 #include "runtime/sandbox/python_run.h"
 #include "runtime/serve/commands.h"
 #include "runtime/serve/warm_run.h"

@@ -44,7 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/join_fds.h"
+#include "runtime/container/join_fds.h"
 
 #define MSG_FDS 5                             /* the run's own */
 #define MSG_FDS_MAX (MSG_FDS + JOIN_FDS_MAX) /* and the sandbox's namespaces and root */

@@ -13,7 +13,7 @@
  * pid namespace and cgroup: the copy takes FDS as its 0 to 3 (stdin, stdout, stderr,
  * the run channel), closes every other fd, and joins the container as `sbx-oci exec`
  * does (its namespaces and root, by JOIN_FDS when given, which the sandbox's holding
- * init sent: runtime/join_fds.h; its process's user, rlimits, capabilities,
+ * init sent: runtime/container/join_fds.h; its process's user, rlimits, capabilities,
  * no_new_privs and seccomp filter; its Landlock rules are made in the join and
  * applied by the process itself, before any program, with sbx_warm_restrict).
  * Returns twice: 0 in the copy, which is now that process; its pid in the caller
@@ -34,8 +34,8 @@
 #include <unistd.h>
 
 #include "runtime/base/util.h"
-#include "runtime/container.h"
-#include "runtime/namespaces.h"
+#include "runtime/container/container.h"
+#include "runtime/linux/namespaces.h"
 
 __attribute__ ((visibility ("default"))) int sbx_warm_spawn (const char *state_root, const char *id,
                                                              const int fds[4], const int *join_fds, size_t n_join,

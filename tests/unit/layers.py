@@ -19,11 +19,12 @@ LAYERS = {
     "oci": 1,
     "hooks": 2,
     "runtime/cgroup": 2,
-    "runtime": 3,
-    "runtime/warm": 4,  # libsbx-warm.so's entry: the engine's exec for a warm interpreter
-    "runtime/sandbox": 4,
-    "runtime/serve": 5,  # the warm server, sessions and wire: calls sandbox/'s run, never called by it
-    "runtime/cli": 6,
+    "runtime/linux": 3,  # the kernel mechanisms (mounts, namespaces, seccomp, ...): may use a cgroup
+    "runtime/container": 4,  # a container's lifecycle, the engine every command shares
+    "runtime/sandbox": 5,
+    "runtime/warm": 6,  # libsbx-warm.so's entry: the engine's exec for a warm interpreter
+    "runtime/serve": 6,  # the warm server, sessions and wire: calls sandbox/'s run, never called by it
+    "runtime/cli": 7,
 }
 GENERATED = {"build-config.h"}
 
@@ -42,6 +43,9 @@ def sources():
 
 
 def check_includes():
+    for name in sorted(os.listdir(os.path.join(top, "runtime"))):
+        if name.endswith((".c", ".h")):
+            problems.append(f"runtime/{name}: at the top of runtime/, in no layer (the engine is container/ and linux/)")
     for f in sources():
         here = os.path.dirname(f)
         with open(os.path.join(top, f), encoding="utf-8") as fh:

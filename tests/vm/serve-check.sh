@@ -1,7 +1,7 @@
 #!/bin/sh
 # serve-check.sh SBX_OCI: warm runs on a pure cgroup v2 host, inside the QEMU guest of
 # run-python-check.sh. There the warm interpreter forks each run's process without
-# clone3's CLONE_INTO_CGROUP (runtime/container_exec.c: clone_child) and the process
+# clone3's CLONE_INTO_CGROUP (runtime/container/exec.c: clone_child) and the process
 # is moved into its sandbox's cgroup by pid: a run must be in its cgroup (its
 # /proc/self/cgroup, and a --memory limit that OOM-kills it), a session's cell too.
 # libsbx-warm.so is beside SBX_OCI. Prints what failed; exit 1 then.
