@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every test stage, in order; what `make check` (the README's test command) and CI run.
-#   SBX_STAGES="bats warm conformance compat asan fuzz vm clients kubernetes mcp jupyter"   the default: all of them
+#   SBX_STAGES="bats warm conformance asan compat fuzz vm clients kubernetes mcp jupyter"   the default: all of them
 #   SBX_STAGES=bats make check               just the black-box suites (a few minutes)
 #   SBX_FUZZ_SECONDS=120                     the bounded fuzz run
 # Stages:
@@ -47,7 +47,7 @@ if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || { echo "tests/check.sh: run make check as root (sudo is not installed)" >&2; exit 1; }
 	exec sudo --preserve-env=SBX_STAGES,SBX_TESTS,SBX_MUST_WORK,SBX_FUZZ_SECONDS,SBX_CACHE "$0" "$@"
 fi
-stages=${SBX_STAGES:-bats warm conformance compat asan fuzz vm clients kubernetes mcp jupyter}
+stages=${SBX_STAGES:-bats warm conformance asan compat fuzz vm clients kubernetes mcp jupyter}
 failed=()
 summary=()
 
@@ -161,10 +161,15 @@ run_stage() {
 
 # The stages in the QEMU guests (vm) touch nothing of the host's that the others
 # look at (their mounts, cgroups and processes are the guest's), and leave a core
-# half idle (vm-systemd: 497 s, 230 s of CPU): they run beside the asan stage, the
-# longest, which leaves out the one suite that counts the whole host's open files
-# (leaks.bats). In a process group of their own, which the trap ends.
+# half idle (vm-systemd: 497 s, 230 s of CPU): they start once bats is done (with
+# its leaks.bats, which counts the whole host's open files, and the fuzz stage
+# beside it) and run beside warm, conformance and asan, the longest, whose end waits
+# for them; compat, whose CPython tests are the most sensitive to a busy machine,
+# comes after. (They were beside asan alone: its slot was the guests' 1100 s.) In a
+# process group of their own, which the trap ends.
 start_vm_stages() {
+	[ -z "$vm_stages_pid" ] || return 0
+	case " $stages " in *" vm "*) ;; *) return 0 ;; esac
 	set -m
 	(
 		run_stage --beside vm "$here/vm/run-cgroup-suite.sh"
@@ -222,11 +227,20 @@ for stage in $stages; do
 		run_stage bats "$here/run.sh"
 		wait_fuzz
 		;;
-	warm) SBX_VIA_CONNECT=1 SBX_TESTS="sandbox sandbox-workloads" run_stage warm "$here/run.sh" ;;
-	conformance) run_stage conformance "$here/conformance/run.sh" ;;
-	compat) run_stage compat "$here/compat/run.sh" ;;
+	warm)
+		start_vm_stages
+		SBX_VIA_CONNECT=1 SBX_TESTS="sandbox sandbox-workloads" run_stage warm "$here/run.sh"
+		;;
+	conformance)
+		start_vm_stages
+		run_stage conformance "$here/conformance/run.sh"
+		;;
+	compat)
+		wait_vm_stages
+		run_stage compat "$here/compat/run.sh"
+		;;
 	asan)
-		case " $stages " in *" vm "*) start_vm_stages ;; esac
+		start_vm_stages
 		run_stage asan "$here/asan.sh"
 		wait_vm_stages
 		;;
@@ -235,8 +249,9 @@ for stage in $stages; do
 		case " $stages " in *" bats "*) ;; *) run_stage fuzz "$here/fuzz/run.sh" "${SBX_FUZZ_SECONDS:-120}" ;; esac
 		;;
 	vm)
-		# beside asan when both are asked for (above), on their own otherwise
-		case " $stages " in *" asan "*) ;; *) start_vm_stages && wait_vm_stages ;; esac
+		# beside warm, conformance and asan when any of them is asked for (above), on
+		# their own otherwise
+		case " $stages " in *" warm "* | *" conformance "* | *" asan "*) ;; *) start_vm_stages && wait_vm_stages ;; esac
 		;;
 	clients)
 		if [ -x "$here/clients/run.sh" ]; then
