@@ -296,15 +296,29 @@ print(os.environ["SERVER_ONLY"], os.environ["BOTH"], os.environ["ONLY"], sorted(
 	spy --rw /etc:/tmp/etc -c 'pass'
 	expect_status 125
 	has "$stderr" "which the sandbox may not write"
-	# a bind elsewhere than /tmp/NAME gets a sandbox made for it, and holds there
-	until_count 2 standby_ids
-	before=$(standby_ids)
-	spy --rw "$k:/tmp/a/b" -c 'print(open("/tmp/a/b/in.txt").read().strip())'
-	expect_status 0
-	expect_stdout in
-	refute grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	# a bind elsewhere than /tmp/NAME, two on one point, or a file, gets a sandbox made
+	# for it, and holds there; so do the variables (the last --env of a name wins)
+	local f=$BATS_TEST_TMPDIR/file.txt other=$BATS_TEST_TMPDIR/other
+	echo file >"$f"
+	mkdir "$other"
+	for args in "--rw $k:/tmp/a/b" "--rw $f:/tmp/a/b" "--rw $other:/tmp/a/b --rw $k:/tmp/a/b" "--rw $other:/tmp/kernel --rw $k:/tmp/kernel"; do
+		until_count 2 standby_ids
+		before=$(standby_ids)
+		# shellcheck disable=SC2086 # (the words of $args)
+		spy $args --env BOTH=client -c 'import os
+p = "/tmp/kernel" if os.path.exists("/tmp/kernel") else "/tmp/a/b"
+print(open(p if os.path.isfile(p) else p + "/in.txt").read().strip(), os.environ["BOTH"])'
+		expect_status 0
+		[ "$stdout" = "in client" ] || [ "$stdout" = "file client" ]
+		refute grep -qx "$(jq -r .id "$RESULT")" <<<"$before"
+	done
+	[ "$(stat -c %a "$k")" = 700 ]
 	no_sandbox_processes
 }
+
+# lines_at_least TEXT N FILE: FILE has N lines with TEXT, or more (until_ok's check:
+# its command line is read anew each time)
+lines_at_least() { [ "$(grep -c "$1" "$3")" -ge "$2" ]; }
 
 @test "interpreter: --die-with-parent through --connect: the client ends when the process that started it exits, and so does its run; a SIGINT not from a terminal always interrupts" {
 	sstart --standby 1
@@ -339,9 +353,9 @@ for _ in range(2):
 	pid=$!
 	BG_PIDS+=("$pid")
 	for i in 1 2; do
-		until_ok 10 test "$(grep -c ready "$out")" -ge "$i"
+		until_ok 30 lines_at_least ready "$i" "$out"
 		kill -INT "$pid"
-		until_ok 10 grep -q "interrupted $i" "$out"
+		until_ok 30 grep -q "interrupted $i" "$out"
 	done
 	set +e
 	wait "$pid"

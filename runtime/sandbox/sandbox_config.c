@@ -127,9 +127,24 @@ landlock_writable (const struct sandbox_policy *p)
   return s;
 }
 
+/* Whether --env sets the variable of ENTRY ("NAME=..."), from the I-th --env on. */
+static bool
+env_given_from (const struct sandbox_policy *p, size_t i, const char *entry)
+{
+  size_t len = strcspn (entry, "=");
+  for (; i < p->n_env; i++)
+    if (strncmp (p->env[i], entry, len) == 0 && p->env[i][len] == '=')
+      return true;
+  return false;
+}
+
 /* process.env: the sandbox's PATH (the interpreter's own bin dir first, a venv's, so
    `python3` and its scripts resolve), HOME and TMPDIR, the caller's allow-listed
-   variables, --env, a LANG, and the numeric libraries' thread counts. */
+   variables, --env, a LANG, and the numeric libraries' thread counts. Each name
+   once: a --env replaces the others of its name, and the last --env of a name wins
+   (a server's, then its client's: a warm run's options come in that order), since
+   which of two entries a reader takes differs (CPython's os.environ the first, a
+   warm fork's the last). */
 char **
 sandbox_process_env (const struct sandbox_policy *p, const char *python, const char *const *caller_env, size_t *n_out)
 {
@@ -138,6 +153,16 @@ sandbox_process_env (const struct sandbox_policy *p, const char *python, const c
   char *path_env, *slash;
   bool has_lang = false;
 #define ADD(s) (env = xrealloc (env, (n + 2) * sizeof *env), env[n++] = (s), env[n] = NULL)
+#define ADD_UNLESS_GIVEN(s)                                                                                           \
+  do                                                                                                                  \
+    {                                                                                                                 \
+      char *entry_ = (s);                                                                                             \
+      if (env_given_from (p, 0, entry_))                                                                              \
+        free (entry_);                                                                                                \
+      else                                                                                                            \
+        ADD (entry_);                                                                                                 \
+    }                                                                                                                 \
+  while (0)
   path_env = xasprintf ("PATH=%s", python);
   slash = strrchr (path_env, '/');
   if (slash && slash > path_env + 5)
@@ -147,27 +172,22 @@ sandbox_process_env (const struct sandbox_policy *p, const char *python, const c
   if (strcmp (path_env + 5, "/usr/bin") == 0 || strcmp (path_env + 5, "/usr/local/bin") == 0
       || strcmp (path_env + 5, "/bin") == 0)
     path_env[5] = '\0';
-  ADD (xasprintf ("%s%s/usr/local/bin:/usr/bin:/bin", path_env, path_env[5] ? ":" : ""));
+  ADD_UNLESS_GIVEN (xasprintf ("%s%s/usr/local/bin:/usr/bin:/bin", path_env, path_env[5] ? ":" : ""));
   free (path_env);
-  ADD (xstrdup ("HOME=" SANDBOX_WORKDIR));
-  ADD (xstrdup ("TMPDIR=/tmp"));
+  ADD_UNLESS_GIVEN (xstrdup ("HOME=" SANDBOX_WORKDIR));
+  ADD_UNLESS_GIVEN (xstrdup ("TMPDIR=/tmp"));
   for (const char *const *e = caller_env; e && *e; e++)
     if (env_name_allowed (*e))
       {
-        bool overridden = false;
-        size_t len = strcspn (*e, "=");
-        for (size_t i = 0; i < p->n_env; i++)
-          if (strncmp (p->env[i], *e, len + 1) == 0)
-            overridden = true;
-        if (!overridden)
-          ADD (xstrdup (*e));
         has_lang |= strncmp (*e, "LANG=", 5) == 0;
+        ADD_UNLESS_GIVEN (xstrdup (*e));
       }
   for (size_t i = 0; i < p->n_env; i++)
-    {
-      ADD (xstrdup (p->env[i]));
-      has_lang |= strncmp (p->env[i], "LANG=", 5) == 0;
-    }
+    if (!env_given_from (p, i + 1, p->env[i]))
+      {
+        ADD (xstrdup (p->env[i]));
+        has_lang |= strncmp (p->env[i], "LANG=", 5) == 0;
+      }
   if (!has_lang)
     ADD (xstrdup ("LANG=C.UTF-8"));
   /* matplotlib draws without a display: Agg, unless --env says otherwise (a warm run's
@@ -189,6 +209,7 @@ sandbox_process_env (const struct sandbox_policy *p, const char *python, const c
       if (!given)
         ADD (xasprintf ("%s=%u", lib_thread_vars[k], p->lib_threads));
     }
+#undef ADD_UNLESS_GIVEN
 #undef ADD
   *n_out = n;
   return env;

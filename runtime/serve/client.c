@@ -37,23 +37,24 @@ struct client
   size_t argc;
   const char *result, *id; /* --result, --id: for the result of a run refused */
   const char *session;     /* --session: its calls go to SOCKET.sessions/NAME once it exists */
-  pid_t parent;            /* --die-with-parent: the process that started us; 0 */
+  bool die_with_parent;    /* --die-with-parent: end with PARENT, the process that started us */
+  pid_t parent;
 };
 
 /* ^C while the run goes on: the first asks the server to interrupt the program
    (KeyboardInterrupt in Python, which may end the program or not); the second ends
    the client, and so the run (the server kills it on the hangup). That is a
-   terminal's user's way out: a SIGINT sent by a program (a Jupyter client
-   interrupting a kernel, cell after cell) always interrupts, as a one-shot run
-   passes on every one. */
+   terminal's user's way out (the terminal's SIGINT is the kernel's, SI_KERNEL): a
+   SIGINT sent by a program (kill(2): a Jupyter client interrupting a kernel, cell
+   after cell) always interrupts, as a one-shot run passes on every one. */
 static volatile int interrupt_sock = -1;
 static volatile sig_atomic_t interrupts;
-static bool interactive;
 
 static void
-on_interrupt (int sig)
+on_interrupt (int sig, siginfo_t *si, void *uc)
 {
-  if ((interrupts++ == 0 || !interactive) && interrupt_sock >= 0)
+  (void) uc;
+  if ((interrupts++ == 0 || si->si_code != SI_KERNEL) && interrupt_sock >= 0)
     {
       connect_send_interrupt (interrupt_sock);
       return;
@@ -66,10 +67,9 @@ on_interrupt (int sig)
 static void
 arm_interrupt (int sock)
 {
-  struct sigaction sa = { .sa_handler = on_interrupt }; /* no SA_RESTART: the wait sees EINTR */
+  struct sigaction sa = { .sa_sigaction = on_interrupt, .sa_flags = SA_SIGINFO }; /* no SA_RESTART: the wait sees EINTR */
   interrupt_sock = sock;
   interrupts = 0;
-  interactive = isatty (STDIN_FILENO);
   sigaction (SIGINT, &sa, NULL);
 }
 
@@ -148,8 +148,12 @@ call_session (const struct client *c, struct client_relay *relay, char head[8], 
       sbx_error_clear (&ignored);
       return 1;
     }
+  if (relay->parent_gone)
+    return sbx_error_set (err, 0, "the process that started this one has exited: the cell was ended "
+                                  "(--die-with-parent)");
   if (n == -2 || errno == ECONNRESET)
     {
+      interrupt_sock = -1; /* (a ^C now must not write to whatever gets its number) */
       close (*sock);
       *sock = -1;
       sbx_error_clear (&ignored);
@@ -237,7 +241,7 @@ run_client (const struct client *c, struct sbx_error *err)
   struct client_relay relay;
   if (client_relay_open (&relay, err) < 0)
     direct = -1;
-  else if (c->parent && (relay.parent_pidfd = parent_pidfd (c->parent, err)) < 0)
+  else if (c->die_with_parent && (relay.parent_pidfd = parent_pidfd (c->parent, err)) < 0)
     direct = -1;
   else if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
     direct = call_session (c, &relay, head, &sock, err);
@@ -291,7 +295,10 @@ run_connected (int argc, char **argv, int split, struct sbx_error *err)
       else if (opt && strncmp (a, "--session=", 10) == 0)
         c.session = a + 10;
       else if (opt && strcmp (a, "--die-with-parent") == 0)
-        c.parent = getppid ();
+        {
+          c.die_with_parent = true;
+          c.parent = getppid ();
+        }
       c.argv[c.argc++] = argv[i];
     }
   if (!c.socket || !*c.socket)

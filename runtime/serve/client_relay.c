@@ -139,14 +139,14 @@ client_relay_until_reply (struct client_relay *r, int sock, char head[8], int ti
         continue;
       if (ready <= 0)
         return -1;
-      if (pfd[3].revents)
+      for (int fd = 1; fd <= 2; fd++)
+        if (pfd[fd].revents)
+          copy_chunk (r, fd);
+      if (pfd[3].revents && !pfd[0].revents)
         {
           r->parent_gone = true; /* our hangup ends the run (the server kills it) */
           return -1;
         }
-      for (int fd = 1; fd <= 2; fd++)
-        if (pfd[fd].revents)
-          copy_chunk (r, fd);
       if (!pfd[0].revents)
         continue;
       n = read (sock, head + got, 8 - got);

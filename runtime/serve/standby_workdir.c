@@ -30,18 +30,20 @@
 #include "runtime/linux/mountapi.h"
 #include "runtime/serve/warm_run.h"
 
-/* The client's directory as a detached mount, with a one-shot run's attributes. The
-   idmap of a directory of the server's own user (the common case: clients are that
-   user) is the server's, made once (struct sandbox_warm). */
+/* The client's directory as a detached mount, with a one-shot run's attributes: with
+   the mounts below it (RECURSIVE: a --rw, rbind as sandbox_config.c binds it) unless
+   idmapped. The idmap of a directory of the server's own user (the common case:
+   clients are that user) is the server's, made once (struct sandbox_warm). */
 static int
-clone_workdir (const struct sandbox_warm *w, const struct host_writable *h, uid_t host_uid, gid_t host_gid,
-               struct sbx_error *err)
+clone_client_dir (const struct sandbox_warm *w, const char *opt, const struct host_writable *h, bool recursive,
+                  uid_t host_uid, gid_t host_gid, struct sbx_error *err)
 {
   struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
+  unsigned rec = recursive && !h->idmap ? AT_RECURSIVE : 0;
   _cleanup_close_ int userns = -1;
-  int tree = sys_open_tree (h->fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  int tree = sys_open_tree (h->fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | rec);
   if (tree < 0)
-    return sbx_error_set (err, errno, "--workdir %s: clone", h->path);
+    return sbx_error_set (err, errno, "%s %s: clone", opt, h->path);
   if (h->idmap)
     {
       /* as sandbox_config.c's gen_writable_bind: the owner is the sandbox user */
@@ -56,9 +58,9 @@ clone_workdir (const struct sandbox_warm *w, const struct host_writable *h, uid_
       attr.attr_set |= MOUNT_ATTR_IDMAP;
       attr.userns_fd = (uint64_t) (own ? w->idmap_userns : userns);
     }
-  if (sys_mount_setattr (tree, "", AT_EMPTY_PATH, &attr) < 0)
+  if (sys_mount_setattr (tree, "", AT_EMPTY_PATH | rec, &attr) < 0)
     {
-      sbx_error_set (err, errno, "--workdir %s: %s", h->path, h->idmap ? "idmap" : "nosuid,nodev");
+      sbx_error_set (err, errno, "%s %s: %s", opt, h->path, h->idmap ? "idmap" : "nosuid,nodev");
       close (tree);
       return -1;
     }
@@ -72,12 +74,15 @@ static int
 make_mount_point (int dir, const char *name, uid_t as)
 {
   int r, e;
-  setfsgid ((gid_t) as);
-  setfsuid (as);
+  gid_t gid = (gid_t) setfsgid ((gid_t) as);
+  uid_t uid = (uid_t) setfsuid (as);
   r = mkdirat (dir, name, 0700);
   e = errno;
-  setfsuid (0);
-  setfsgid (0);
+  setfsuid (uid);
+  setfsgid (gid);
+  /* (setfsuid returns the previous value whatever happens: -1 asks without a change) */
+  if ((uid_t) setfsuid ((uid_t) -1) != uid || (gid_t) setfsgid ((gid_t) -1) != gid)
+    _exit (SBX_EXIT_SETUP); /* the worker must not go on with another's file system ids */
   errno = e;
   return r;
 }
@@ -122,10 +127,8 @@ mount_client_dir (struct python_run *r, const char *opt, const struct host_writa
   uid_t host_uid = r->c->p.host_uid;
   struct loaded l;
   int tree = -1, ret = -1;
-  if (!h->is_dir)
-    return sbx_error_set (err, ENOTDIR, "%s %s", opt, h->path);
   if (container_load (r->ctx, r->id, false, &l, err) == 0
-      && (tree = clone_workdir (r->warm, h, host_uid, (gid_t) host_uid, err)) >= 0
+      && (tree = clone_client_dir (r->warm, opt, h, make_point, host_uid, (gid_t) host_uid, err)) >= 0
       && attach_in_sandbox (l.state.pid, tree, opt, path, host_uid, make_point, err) == 0)
     ret = 0;
   loaded_free (&l);
@@ -137,16 +140,21 @@ mount_client_dir (struct python_run *r, const char *opt, const struct host_writa
 bool
 standby_bind_fits (const struct sandbox_mount *m)
 {
-  const char *name = m->dest + 5;
-  return m->writable && strncmp (m->dest, "/tmp/", 5) == 0 && *name && !strchr (name, '/') && strcmp (name, ".") != 0
-         && strcmp (name, "..") != 0;
+  const char *name;
+  if (!m->writable || strncmp (m->dest, "/tmp/", 5) != 0)
+    return false;
+  name = m->dest + 5;
+  return *name && !strchr (name, '/') && strcmp (name, ".") != 0 && strcmp (name, "..") != 0;
 }
 
 int
 standby_adopt_binds (struct python_run *r, size_t first, struct sbx_error *err)
 {
   struct sandbox_policy *p = &r->c->p;
-  r->rw = xrealloc (r->rw, (r->n_rw + p->n_mounts - first + 1) * sizeof *r->rw);
+  size_t n = r->n_rw + p->n_mounts - first + 1;
+  r->rw = xrealloc (r->rw, n * sizeof *r->rw);
+  for (size_t i = r->n_rw; i < n; i++)
+    r->rw[i] = (struct host_writable) { .fd = -1 };
   for (size_t i = first; i < p->n_mounts; i++)
     {
       struct sandbox_mount *m = &p->mounts[i];
@@ -154,6 +162,12 @@ standby_adopt_binds (struct python_run *r, size_t first, struct sbx_error *err)
       if (host_writable_open (r->ctx, "--rw", m->source, r->c->p.host_uid, h, err) < 0)
         return -1;
       r->n_rw++; /* its mode is put back after the run, whatever happens now */
+      if (!h->is_dir)
+        {
+          /* a file: bound on a file made for it, in a sandbox made for the request */
+          r->warm->fallback = true;
+          return sbx_error_set (err, 0, "the request needs a sandbox of its own");
+        }
       if (mount_client_dir (r, "--rw", h, m->dest, true, err) < 0)
         return -1;
     }
@@ -167,6 +181,11 @@ standby_adopt_workdir (struct python_run *r, struct sbx_error *err)
   struct host_writable h;
   if (host_writable_open (r->ctx, "--workdir", c->p.workdir, c->p.host_uid, &h, err) < 0)
     return -1;
+  if (!h.is_dir)
+    {
+      host_writable_close (&h);
+      return sbx_error_set (err, ENOTDIR, "--workdir %s", c->p.workdir);
+    }
   if (mount_client_dir (r, "--workdir", &h, SANDBOX_WORKDIR, false, err) < 0)
     {
       host_writable_close (&h);

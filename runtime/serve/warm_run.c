@@ -171,22 +171,29 @@ same_value (const char *a, const char *b)
    --result FILE's directory opened (from here on a failure is written there), and a
    --workdir of the client's taken into the standby. -1 with fallback set: the request
    needs a sandbox of its own. */
-/* The request's --env entries (from FIRST on) replace the server's of the same name,
-   as a later --env's would in a one-shot run's environment. */
-static void
-env_requested_first (struct sandbox_policy *p, size_t first)
+/* Whether the request's --rw (the policy's mounts from FIRST on) can be taken by the
+   standby: each at /tmp/NAME (standby_bind_fits), on a point no other mount of the
+   sandbox has or is above (the server's --ro and --rw, another of the request's, the
+   interpreter's own binds), as root. Else a sandbox made for the request stacks them. */
+static bool
+request_binds_fit (const struct python_run *r, size_t first)
 {
-  size_t kept = 0;
-  for (size_t i = 0; i < p->n_env; i++)
+  const struct sandbox_policy *p = &r->c->p;
+  if (p->n_mounts > first && !r->ctx->as_root)
+    return false;
+  for (size_t i = first; i < p->n_mounts; i++)
     {
-      size_t len = strcspn (p->env[i], "=") + 1;
-      bool replaced = false;
-      for (size_t j = first; i < first && j < p->n_env && !replaced; j++)
-        replaced = strncmp (p->env[i], p->env[j], len) == 0;
-      if (!replaced)
-        p->env[kept++] = p->env[i];
+      const char *dest = p->mounts[i].dest;
+      if (!standby_bind_fits (&p->mounts[i]))
+        return false;
+      for (size_t j = 0; j < i; j++)
+        if (path_is_under (dest, p->mounts[j].dest) || path_is_under (p->mounts[j].dest, dest))
+          return false;
+      for (size_t j = 0; j < r->interp.n_binds; j++)
+        if (path_is_under (dest, r->interp.binds[j]) || path_is_under (r->interp.binds[j], dest))
+          return false;
     }
-  p->n_env = kept;
+  return true;
 }
 
 static int
@@ -197,20 +204,16 @@ adopt_options (struct python_run *r, int argc, char **argv, int split, struct sb
   const char *server_workdir = c->p.workdir;
   uint64_t memory = c->p.memory;
   enum sandbox_network network = c->p.network;
-  size_t server_env = c->p.n_env, server_mounts = c->p.n_mounts;
-  bool binds_fit = true;
+  size_t server_mounts = c->p.n_mounts;
   int first = cli_parse (&request_cmd, split, argv, python_opt, c, err);
   if (first < 0 || python_check_program_part (argc - split, argv + split, err) < 0)
     return -1;
-  for (size_t i = server_mounts; i < c->p.n_mounts; i++)
-    binds_fit &= standby_bind_fits (&c->p.mounts[i]);
-  if (c->p.memory != memory || c->p.network != network || ((c->p.n_mounts > server_mounts) && (!r->ctx->as_root || !binds_fit))
+  if (c->p.memory != memory || c->p.network != network || !request_binds_fit (r, server_mounts)
       || (c->p.workdir != server_workdir && (!r->ctx->as_root || !r->w.temporary)))
     {
       r->warm->fallback = true;
       return sbx_error_set (err, 0, "the request needs a sandbox of its own");
     }
-  env_requested_first (&c->p, server_env);
   if (c->result && strcmp (c->result, "-") != 0 && python_result_open_dir (r, err) < 0)
     return -1;
   if ((c->p.workdir != server_workdir && standby_adopt_workdir (r, err) < 0)

@@ -271,13 +271,16 @@ def rederive_home_paths():
     must have its own (HOME=/work, or what its --env says). Only those a run writes to
     later: jedi's completion (IPython's, a Jupyter kernel's) saves parso's cache, and
     "/.cache" on the read-only root failed it, so completion found nothing."""
-    parso_cache = sys.modules.get("parso.cache")
-    if parso_cache is not None:
-        parso_cache._default_cache_path = parso_cache._get_default_cache_path()
-    jedi_settings = sys.modules.get("jedi.settings")
-    if jedi_settings is not None:
-        jedi_settings.cache_directory = os.path.expanduser(
-            os.path.join(os.getenv("XDG_CACHE_HOME") or "~/.cache", "jedi"))
+    try:
+        parso_cache = sys.modules.get("parso.cache")
+        if parso_cache is not None:
+            parso_cache._default_cache_path = parso_cache._get_default_cache_path()
+        jedi_settings = sys.modules.get("jedi.settings")
+        if jedi_settings is not None:
+            jedi_settings.cache_directory = os.path.expanduser(
+                os.path.join(os.getenv("XDG_CACHE_HOME") or "~/.cache", "jedi"))
+    except Exception:  # (another version of them: the run goes on as it would have)
+        pass
 
 
 def reopen_stdio():
