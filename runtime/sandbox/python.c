@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <linux/magic.h>
 #include <unistd.h>
 
@@ -263,23 +262,6 @@ on_run_fds (void *data, struct pollfd *fds, size_t n)
     }
 }
 
-/* --die-with-parent: a pidfd of the process that started us (our parent when the
-   option was read), taken while it is still our parent; -1 with the error if it has
-   exited already (we were then reparented, and getppid() says so). */
-static int
-open_parent_pidfd (pid_t parent, struct sbx_error *err)
-{
-  int fd = (int) syscall (SYS_pidfd_open, parent, 0);
-  if (fd < 0)
-    return sbx_error_set (err, errno, "--die-with-parent: pidfd_open of the parent (%d)", (int) parent);
-  if (getppid () != parent)
-    {
-      close (fd);
-      return sbx_error_set (err, 0, "--die-with-parent: the process that started this one has exited");
-    }
-  return fd;
-}
-
 static int
 execute (struct python_run *r, struct sbx_error *err)
 {
@@ -328,7 +310,7 @@ execute (struct python_run *r, struct sbx_error *err)
   r->watch.fg.data = r;
   if (!r->warm && r->c->die_with_parent)
     {
-      if ((r->parent_pidfd = open_parent_pidfd (r->c->parent, err)) < 0)
+      if ((r->parent_pidfd = python_parent_pidfd (r->c->parent, err)) < 0)
         return -1;
       fds[2] = (struct pollfd) { .fd = r->parent_pidfd, .events = POLLIN };
       r->watch.fg.n_fds = 3;

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime/base/util.h"
@@ -520,5 +521,23 @@ python_program_fd (struct python_run *r, struct sbx_error *err)
   for (size_t i = 0; i < n_env; i++)
     free (env[i]);
   free (env);
+  return fd;
+}
+
+/* --die-with-parent: a pidfd of the process that started us (our parent when the
+   option was read), taken while it is still our parent; -1 with the error if it has
+   exited already (we were then reparented, and getppid() says so). A one-shot run
+   and the client of a warm one (runtime/serve/client.c) both end with it. */
+int
+python_parent_pidfd (pid_t parent, struct sbx_error *err)
+{
+  int fd = (int) syscall (SYS_pidfd_open, parent, 0);
+  if (fd < 0)
+    return sbx_error_set (err, errno, "--die-with-parent: pidfd_open of the parent (%d)", (int) parent);
+  if (getppid () != parent)
+    {
+      close (fd);
+      return sbx_error_set (err, 0, "--die-with-parent: the process that started this one has exited");
+    }
   return fd;
 }

@@ -164,6 +164,8 @@ extern const struct cli_opt python_cli_opts[]; /* python's options (and a reques
 int python_opt (void *data, int key, const char *arg, struct sbx_error *err);
 /* argv[0] is the command's name: the index of the program part (-c, -m, -, SCRIPT, --) */
 int python_program_start (int argc, char **argv);
+/* --die-with-parent: a pidfd of PARENT while it is still our parent (python_run.c). */
+int python_parent_pidfd (pid_t parent, struct sbx_error *err);
 const char *python_option_name (int key);
 int python_check_program_part (int argc, char **argv, struct sbx_error *err);
 int python_program_args (struct python_run *r, const char *python, int argc, char **argv, struct sbx_error *err);

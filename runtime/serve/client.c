@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -214,23 +213,6 @@ reply_status (const struct client *c, int sock, const char head[8], struct sbx_e
   return -1;
 }
 
-/* --die-with-parent: a pidfd of PARENT, the process that started us, while it still
-   is our parent (one that has exited already: the error). The run is ended when it
-   exits, as a one-shot run is (runtime/sandbox/python.c). */
-static int
-parent_pidfd (pid_t parent, struct sbx_error *err)
-{
-  int fd = (int) syscall (SYS_pidfd_open, parent, 0);
-  if (fd < 0)
-    return sbx_error_set (err, errno, "--die-with-parent: pidfd_open of the parent (%d)", (int) parent);
-  if (getppid () != parent)
-    {
-      close (fd);
-      return sbx_error_set (err, 0, "--die-with-parent: the process that started this one has exited");
-    }
-  return fd;
-}
-
 /* The run through the server: its status, or -1 (ERR; with --result, the result of a
    run that never started written). */
 static int
@@ -241,7 +223,7 @@ run_client (const struct client *c, struct sbx_error *err)
   struct client_relay relay;
   if (client_relay_open (&relay, err) < 0)
     direct = -1;
-  else if (c->die_with_parent && (relay.parent_pidfd = parent_pidfd (c->parent, err)) < 0)
+  else if (c->die_with_parent && (relay.parent_pidfd = python_parent_pidfd (c->parent, err)) < 0)
     direct = -1;
   else if (c->session && !strchr (c->session, '/') && strcmp (c->session, "..") && strcmp (c->session, "."))
     direct = call_session (c, &relay, head, &sock, err);
@@ -250,8 +232,6 @@ run_client (const struct client *c, struct sbx_error *err)
   else
     status = reply_status (c, sock, head, err);
   client_relay_close (&relay);
-  if (relay.parent_pidfd >= 0)
-    close (relay.parent_pidfd);
   if (sock >= 0)
     close (sock);
   if (status < 0 && c->result)

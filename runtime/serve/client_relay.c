@@ -164,6 +164,9 @@ void
 client_relay_close (struct client_relay *r)
 {
   close_write_ends (r);
+  if (r->parent_pidfd >= 0)
+    close (r->parent_pidfd);
+  r->parent_pidfd = -1;
   for (int fd = 1; fd <= 2; fd++)
     if (r->read_end[fd] >= 0)
       {

@@ -11,7 +11,7 @@ struct client_relay
 {
   int stdio[3]; /* what the request sends as the program's stdin, stdout, stderr */
   int read_end[3]; /* [1], [2]: our end of a relayed stream; -1: passed as it is */
-  int parent_pidfd; /* --die-with-parent: the process that started the client; -1 */
+  int parent_pidfd; /* --die-with-parent: the process that started the client; -1 (closed with the relay) */
   bool parent_gone; /* it exited while the run went on: the wait was ended */
 };
 
